@@ -1,0 +1,82 @@
+// The foundation the other end-to-end suites stand on: both services run as real processes, Chromium drives a page
+// through playwright-core, and Testcontainers runs the locally built base image.
+import { fileURLToPath } from 'node:url';
+import { runToExit, type ServiceProcess, spawnService } from '@app/test-kit';
+import { chromium } from 'playwright-core';
+import { GenericContainer } from 'testcontainers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const services = {
+  web: fileURLToPath(new URL('../services/web/src/main.ts', import.meta.url)),
+  relay: fileURLToPath(new URL('../services/telemetry-relay/src/main.ts', import.meta.url)),
+};
+
+describe('toolchain', () => {
+  const running: ServiceProcess[] = [];
+  beforeAll(async () => {
+    running.push(await spawnService(services.web), await spawnService(services.relay));
+  });
+  afterAll(async () => {
+    await Promise.all(running.map((s) => s.kill()));
+  });
+
+  it('starts web and relay as real processes that answer health checks', async () => {
+    for (const service of running) {
+      const response = await fetch(`${service.url}/readyz`);
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it.each(Object.entries(services))(
+    '%s exits 78 naming the variable when its configuration is invalid',
+    async (_, entry) => {
+      const { code, stderr } = await runToExit(entry, { env: { PORT: '99999' } });
+      expect(code).toBe(78);
+      expect(stderr).toContain('PORT must be an integer from 0 to 65535 (got \\"99999\\")');
+    },
+  );
+
+  it.each(Object.entries(services))('%s exits 0 on SIGTERM', async (_, entry) => {
+    const service = await spawnService(entry);
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+  });
+
+  it('drives Debian Chromium with playwright-core', async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+    try {
+      const page = await browser.newPage();
+      const response = await page.goto(`${running[0]?.url}/healthz`);
+      expect(response?.status()).toBe(200);
+      expect(await page.textContent('body')).toContain('"status":"ok"');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('runs the locally built node:24-bookworm-slim image with Testcontainers', async () => {
+    const container = await new GenericContainer('node:24-bookworm-slim').withCommand(['sleep', 'infinity']).start();
+    try {
+      const { exitCode, output } = await container.exec([
+        'node',
+        '-p',
+        'process.version + " " + require("os").userInfo().username',
+      ]);
+      expect(exitCode).toBe(0);
+      expect(output.trim()).toMatch(/^v24\.\d+\.\d+ root$/);
+      const asNode = await container.exec(['id', '-u', 'node']);
+      expect(asNode.output.trim()).toBe('1000');
+    } finally {
+      await container.stop({ timeout: 1 });
+    }
+  });
+});

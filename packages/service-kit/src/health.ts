@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * What /readyz reports. `draining` is set when shutdown starts so that load balancers stop routing here
+ * before the listener closes; `checks` are the service's own conditions (a writable spool, say), each
+ * returning a reason when it is not ready.
+ */
+export interface Readiness {
+  draining: boolean;
+  checks: Array<() => string | undefined | Promise<string | undefined>>;
+}
+
+export function createReadiness(): Readiness {
+  return { draining: false, checks: [] };
+}
+
+/** GET /healthz: the process is alive. GET /readyz: it should get traffic. */
+export async function healthRoutes(app: FastifyInstance, opts: { readiness: Readiness }): Promise<void> {
+  const { readiness } = opts;
+  const logLevel = 'warn' as const; // probes every few seconds would drown the request log
+
+  app.get('/healthz', { logLevel }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { logLevel }, async (_req, reply) => {
+    if (readiness.draining) return reply.code(503).send({ status: 'draining' });
+    const reasons = (await Promise.all(readiness.checks.map((check) => check()))).filter(
+      (reason): reason is string => reason !== undefined,
+    );
+    if (reasons.length > 0) return reply.code(503).send({ status: 'not ready', reasons });
+    return { status: 'ready' };
+  });
+}

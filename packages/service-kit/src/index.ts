@@ -1,0 +1,6 @@
+export { ConfigError, type Env, type EnvReader, readEnv, readServerConfig, type ServerConfig } from './env.ts';
+export { createReadiness, healthRoutes, type Readiness } from './health.ts';
+export { type RunningService, runService } from './lifecycle.ts';
+export { type LoggingOptions, loggingOptions, requestIdFrom } from './logging.ts';
+export { exitOnConfigError } from './main.ts';
+export { createServiceApp, type ServiceApp } from './service-app.ts';

@@ -1,0 +1,44 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
+import type { ServerConfig } from './env.ts';
+import type { Readiness } from './health.ts';
+
+export interface RunningService {
+  app: FastifyInstance;
+  /** Starts the same shutdown a signal would. */
+  shutdown(): void;
+}
+
+/**
+ * Listens, then shuts down gracefully on SIGTERM/SIGINT: readiness fails first, after the drain delay the listener
+ * closes and in-flight requests finish (Fastify answers new requests on kept-alive connections with 503), then the
+ * service's own onClose hooks run. If that takes longer than the grace period the process exits with code 1.
+ */
+export async function runService(
+  app: FastifyInstance,
+  opts: { config: ServerConfig; readiness: Readiness },
+): Promise<RunningService> {
+  const { config, readiness } = opts;
+  const log = app.log;
+
+  const closer = closeWithGrace(
+    {
+      delay: config.shutdownDrainDelayMs + config.shutdownGraceMs,
+      logger: { error: (msg: unknown, ...rest: unknown[]) => log.error({ detail: rest }, String(msg)) },
+      onTimeout: (delay) => log.error({ delayMs: delay }, 'graceful shutdown timed out; exiting'),
+    },
+    async ({ signal, err, manual }) => {
+      if (err) log.error({ err }, 'fatal error; shutting down');
+      log.info({ signal, manual: manual ?? false }, 'shutting down: readiness now fails');
+      readiness.draining = true;
+      if (config.shutdownDrainDelayMs > 0) await sleep(config.shutdownDrainDelayMs);
+      await app.close();
+      log.info('shut down cleanly');
+    },
+  );
+  app.addHook('onClose', async () => closer.uninstall());
+
+  await app.listen({ port: config.port, host: config.host });
+  return { app, shutdown: () => closer.close() };
+}

@@ -1,0 +1,32 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ServerConfig } from './env.ts';
+import { createReadiness, healthRoutes, type Readiness } from './health.ts';
+import { type LoggingOptions, loggingOptions } from './logging.ts';
+
+export interface ServiceApp {
+  app: FastifyInstance;
+  readiness: Readiness;
+}
+
+/**
+ * A Fastify instance with what every service here shares: JSON logs with request ids, the id echoed back in
+ * X-Request-Id, and /healthz + /readyz. The service registers its own routes on `app`.
+ */
+export async function createServiceApp(
+  service: string,
+  config: ServerConfig,
+  options: LoggingOptions & { fastify?: Omit<FastifyServerOptions, 'logger' | 'genReqId' | 'logController'> } = {},
+): Promise<ServiceApp> {
+  const readiness = createReadiness();
+  const app = Fastify({ ...options.fastify, ...loggingOptions(service, config, options) });
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  // While draining, every response (also of requests that started before) closes its connection, so kept-alive
+  // clients reconnect elsewhere and the listener can close once the work in flight is done.
+  app.addHook('onSend', async (_req, reply) => {
+    if (readiness.draining) reply.header('connection', 'close');
+  });
+  await app.register(healthRoutes, { readiness });
+  return { app, readiness };
+}

@@ -1,0 +1,1 @@
+export { runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';

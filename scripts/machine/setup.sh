@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs and starts what the tests need beyond Node and npm, when it is missing: Docker engine (Debian's docker.io),
+# docker compose v2 (a plugin extracted from Debian trixie's package, since bookworm has only v1), debootstrap,
+# Chromium, and the locally built base image node:24-bookworm-slim (nothing can be pulled from a registry here).
+# Idempotent and quick when everything is there. Needs root (or passwordless sudo) for what it installs.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export DEBIAN_FRONTEND=noninteractive
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi; }
+
+need=()
+command -v dockerd >/dev/null || need+=(docker.io)
+command -v debootstrap >/dev/null || need+=(debootstrap)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+if ((${#need[@]})); then
+  echo "setup: apt-get install ${need[*]}" >&2
+  as_root apt-get update -qq
+  as_root apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if ! docker compose version >/dev/null 2>&1; then
+  echo "setup: docker compose v2 plugin (from Debian trixie's docker-compose package)" >&2
+  T=${XDG_CACHE_HOME:-$HOME/.cache}/apt-trixie
+  mkdir -p "$T/lists/partial" "$T/cache" "$T/sp" "$T/x"
+  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >"$T/sp/trixie.sources"
+  A=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$T/sp" -o "Dir::State::Lists=$T/lists" -o "Dir::Cache=$T/cache" -o Dir::State::status=/var/lib/dpkg/status)
+  apt-get "${A[@]}" update -qq 2>/dev/null
+  (cd "$T" && apt-get "${A[@]}" download docker-compose 2>/dev/null)
+  for f in "$T"/docker-compose_*.deb; do dpkg-deb -x "$f" "$T/x"; done
+  as_root install -D -m755 -t /usr/local/lib/docker/cli-plugins "$T/x/usr/libexec/docker/cli-plugins/docker-compose"
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  echo "setup: starting dockerd" >&2
+  as_root setsid dockerd >/tmp/dockerd.log 2>&1 </dev/null &
+  for _ in $(seq 120); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /tmp/dockerd.log" >&2; exit 1; }
+fi
+
+if ! docker image inspect node:24-bookworm-slim >/dev/null 2>&1; then
+  echo "setup: building base image node:24-bookworm-slim (about a minute)" >&2
+  as_root "$root/scripts/machine/make-base-image.sh"
+fi
