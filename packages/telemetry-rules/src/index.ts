@@ -1,0 +1,1 @@
+export { type IgnoreRule, ignoreErrors, ignoreRules, ROUTE_SIGNAL_NAMES } from './rules.ts';

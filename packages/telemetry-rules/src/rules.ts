@@ -1,0 +1,43 @@
+/**
+ * Errors nobody acts on, dropped before they cost quota: by the SDKs (`ignoreErrors`) and again by the relay
+ * (which also sees envelopes from SDKs configured elsewhere, or older bundles still open in browsers).
+ *
+ * A rule's pattern is tested against each candidate text of an error event, as the Sentry SDK does:
+ * the event's message, the last exception's value, and "Type: value" of the last exception.
+ */
+export interface IgnoreRule {
+  /** Stable id, used in metrics and client reports' logs. */
+  id: string;
+  /** Why it is ignored. */
+  reason: string;
+  pattern: RegExp;
+}
+
+/** Name of the errors the web service throws to signal a redirect or a not-found outcome (not failures). */
+export const ROUTE_SIGNAL_NAMES = ['RedirectSignal', 'NotFoundSignal'] as const;
+
+export const ignoreRules: readonly IgnoreRule[] = [
+  {
+    id: 'cross-origin-script-error',
+    reason: 'a script from another origin failed and the browser hides every detail',
+    pattern: /^(?:Javascript error: )?Script error\.?(?: on line 0)?$/,
+  },
+  {
+    id: 'resize-observer-loop-limit',
+    reason: 'benign: a ResizeObserver callback resized an observed element (older browsers)',
+    pattern: /^ResizeObserver loop limit exceeded$/,
+  },
+  {
+    id: 'resize-observer-undelivered',
+    reason: 'benign: a ResizeObserver callback resized an observed element',
+    pattern: /^ResizeObserver loop completed with undelivered notifications\.?$/,
+  },
+  {
+    id: 'route-signal',
+    reason: 'a redirect or not-found outcome thrown as a signal, handled by the router',
+    pattern: new RegExp(`^(?:${ROUTE_SIGNAL_NAMES.join('|')})(?::|$)`),
+  },
+];
+
+/** For `Sentry.init({ ignoreErrors })` in the browser and on the server. */
+export const ignoreErrors: RegExp[] = ignoreRules.map((rule) => rule.pattern);
