@@ -1,8 +1,9 @@
 import { Buffer } from 'node:buffer';
 import type { IgnoreRule } from './rules.ts';
 
-/** Characters JSON.stringify may escape or that a rule literal could never be found verbatim with. */
-const UNSEARCHABLE = /["\\/\u0000-\u001f]/;
+/** True when JSON could carry `literal` only escaped (a quote, backslash, slash or control character). */
+const unsearchable = (literal: string) =>
+  [...literal].some((char) => char === '"' || char === '\\' || char === '/' || char.charCodeAt(0) < 0x20);
 const UNICODE_ESCAPE = Buffer.from('\\u');
 
 /**
@@ -22,7 +23,7 @@ export function createPrefilter(rules: readonly IgnoreRule[]): (payload: Uint8Ar
     }
     if (rule.literals.length === 0) throw new Error(`rule ${rule.id} has no literals`);
     for (const literal of rule.literals) {
-      if (literal === '' || UNSEARCHABLE.test(literal)) {
+      if (literal === '' || unsearchable(literal)) {
         throw new Error(`rule ${rule.id}: literal ${JSON.stringify(literal)} cannot be searched for in JSON bytes`);
       }
       needles.push(Buffer.from(literal, 'utf8'));
