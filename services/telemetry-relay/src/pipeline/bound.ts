@@ -1,0 +1,103 @@
+import { type Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { RelayError } from './errors.ts';
+
+/**
+ * Stage 1: read the request body as bytes, bounded before and after decompression and in time, so a huge body, a
+ * decompression bomb or a client that trickles bytes is refused (413/408) without ever being held whole.
+ */
+
+export interface BodyLimits {
+  /** Most bytes on the wire (compressed, if it is). */
+  maxBodyBytes: number;
+  /** Most bytes after decompression: the envelope limit. */
+  maxEnvelopeBytes: number;
+  /** The whole body must arrive within this time. */
+  timeoutMs: number;
+}
+
+type Decoder = () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | zlib.ZstdDecompress;
+
+const DECODERS: Record<string, Decoder> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+  // Node 24's zlib has zstd (Relay's own upstream encoding).
+  zstd: () => zlib.createZstdDecompress(),
+};
+
+export const SUPPORTED_ENCODINGS = ['identity', ...Object.keys(DECODERS)];
+
+export async function readBody(
+  body: Readable,
+  headers: { 'content-encoding'?: string | undefined; 'content-length'?: string | undefined },
+  limits: BodyLimits,
+): Promise<Buffer> {
+  const encoding = (headers['content-encoding'] ?? 'identity').trim().toLowerCase() || 'identity';
+  const decoder = encoding === 'identity' ? undefined : DECODERS[encoding];
+  if (encoding !== 'identity' && !decoder) {
+    body.resume();
+    throw new RelayError(
+      'unsupported_encoding',
+      `Content-Encoding ${JSON.stringify(encoding)} is not supported (use one of ${SUPPORTED_ENCODINGS.join(', ')})`,
+    );
+  }
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
+    body.resume();
+    throw new RelayError('too_large', `the body is ${declared} bytes; at most ${limits.maxBodyBytes} are accepted`);
+  }
+
+  let wireBytes = 0;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const collect = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > limits.maxEnvelopeBytes) {
+        done(
+          new RelayError(
+            'too_large',
+            decoder
+              ? `the body decompresses to more than ${limits.maxEnvelopeBytes} bytes`
+              : `the body is more than ${limits.maxEnvelopeBytes} bytes`,
+          ),
+        );
+        return;
+      }
+      chunks.push(chunk);
+      done();
+    },
+  });
+  const countWire = (chunk: Buffer) => {
+    wireBytes += chunk.length;
+    if (wireBytes > limits.maxBodyBytes) {
+      body.destroy(new RelayError('too_large', `the body is more than ${limits.maxBodyBytes} bytes`));
+    }
+  };
+  body.on('data', countWire);
+
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  try {
+    if (decoder) await pipeline(body, decoder(), collect, { signal });
+    else await pipeline(body, collect, { signal });
+  } catch (error) {
+    if (error instanceof RelayError) throw error;
+    if (signal.aborted) {
+      throw new RelayError(
+        'body_timeout',
+        `the body did not arrive within ${limits.timeoutMs} ms (${wireBytes} bytes read)`,
+      );
+    }
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR') || decoder) {
+      throw new RelayError('malformed', `the body is not valid ${encoding} data (${(error as Error).message})`);
+    }
+    throw error;
+  } finally {
+    body.off('data', countWire);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
