@@ -35,5 +35,10 @@ export function envelopeEndpoint(dsn: Dsn): string {
 
 export function isLoopbackHost(host: string): boolean {
   const hostname = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127\./.test(hostname) || hostname === '::1';
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) ||
+    hostname === '::1'
+  );
 }
