@@ -68,3 +68,57 @@ export const attachmentItem = (payload: Buffer, filename = 'blob.bin'): ItemSpec
   header: { type: 'attachment', length: payload.length, filename, content_type: 'application/octet-stream' },
   payload,
 });
+
+export interface RunningRelay {
+  url: string;
+  tunnel: string;
+  app: import('fastify').FastifyInstance;
+  readiness: import('@app/service-kit').Readiness;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The relay in this process on a loopback port (buildApp + listen), for tests that need real HTTP. */
+export async function startRelay(env: Record<string, string>): Promise<RunningRelay> {
+  const { buildApp } = await import('../src/app.ts');
+  const config = testConfig(env);
+  const { app, readiness } = await buildApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  return { url, tunnel: `${url}${config.tunnelPath}`, app, readiness, config, close: () => app.close() };
+}
+
+export async function post(
+  url: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'text/plain;charset=UTF-8', ...headers },
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { text };
+  }
+  return { status: response.status, json, headers: response.headers };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -47,6 +47,11 @@ export async function tunnelRoutes(app: FastifyInstance, options: TunnelOptions)
 
   // The body is an envelope of raw bytes whatever its content type (text/plain, application/x-sentry-envelope,
   // none): never a text or JSON parser, which would mangle binary attachments and replays.
+  // The content type says nothing we use (SDKs send text/plain to avoid CORS preflights), so it is not even
+  // parsed: a missing, empty or odd one must not turn an envelope away.
+  app.addHook('onRequest', async (request) => {
+    delete request.headers['content-type'];
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, payload, done) => {
     readBody(payload, request.headers, bodyLimits).then(
