@@ -81,7 +81,7 @@ describe('accepting and forwarding', () => {
     ['no content type', {}],
     ['an empty content type', { 'content-type': '' }],
     ['gzip', { 'content-encoding': 'gzip' }],
-  ])('accepts %s', async (_name, headers) => {
+  ])('accepts %s', async (_name, headers: Record<string, string>) => {
     const body = envelope({ dsn }, [{ header: { type: 'session' }, payload: '{"sid":"s1"}' }]);
     const encoded = headers['content-encoding'] === 'gzip' ? gzipSync(body) : body;
     const response = await fetch(relay.tunnel, { method: 'POST', body: encoded, headers });
