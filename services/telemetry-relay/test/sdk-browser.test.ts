@@ -14,7 +14,7 @@ beforeAll(async () => {
   capture = await startCaptureServer();
   const dsn = capture.dsn({ projectId: '12', publicKey: 'browserkey' });
   relay = await startRelay({ ALLOWED_DSNS: dsn, CLIENT_REPORT_INTERVAL_MS: '100' });
-  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${relay.url}/items/42`);
+  (globalThis as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${relay.url}/items/42`);
   Sentry.init({ dsn, tunnel: '/monitoring', release: 'shop@1', integrations: [Sentry.browserSessionIntegration()] });
 });
 afterAll(async () => {
