@@ -1,31 +1,36 @@
 import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServiceApp, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
-import { type Target, tunnelRoutes } from './routes/tunnel.ts';
+import { createTunnelHandler, isTunnelUrl, type Target, type TunnelHandler } from './routes/tunnel.ts';
 import { createDelivery } from './upstream/delivery.ts';
 import { createForwarder } from './upstream/forward.ts';
 import { openSpool } from './upstream/spool.ts';
 
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
 export async function buildApp(config: Config): Promise<ServiceApp> {
-  let tunnelRequests = 0;
+  // The tunnel path is served ahead of Fastify by a plain node:http handler (routes/tunnel.ts says why); every
+  // other route (health, readiness, metrics) goes through Fastify as in the other services.
+  let tunnel: TunnelHandler | undefined;
   const { app, readiness } = await createServiceApp('telemetry-relay', config.server, {
-    // Accepted envelopes are logged one in LOG_SAMPLE_EVERY (thousands a second would be noise); rejections always.
-    skipRequestLog: (req) => req.url.startsWith(config.tunnelPath) && tunnelRequests++ % config.logSampleEvery !== 0,
     fastify: {
-      routerOptions: { ignoreTrailingSlash: true },
-      // X-Forwarded-For is believed for exactly TRUSTED_PROXY_HOPS hops, counted from this server's peer.
-      trustProxy:
-        config.trustedProxyHops === 0 ? false : (_address: string, hop: number) => hop < config.trustedProxyHops,
+      serverFactory: (fastifyHandler) =>
+        createServer((req: IncomingMessage, res: ServerResponse) => {
+          if (tunnel && isTunnelUrl(req.url, config.tunnelPath)) tunnel(req, res);
+          else fastifyHandler(req, res);
+        }),
       // Backstop for the body timeout of the tunnel route (which answers 408 itself).
       requestTimeout: config.limits.bodyTimeoutMs + 5_000,
       return503OnClosing: true,
     },
+  });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
   });
 
   const spool = openSpool({ dir: config.spool.dir, sync: config.spool.sync });
@@ -84,7 +89,16 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     }
   });
 
-  await app.register(tunnelRoutes, { config, metrics, rateLimits, delivery, outcomes });
+  tunnel = createTunnelHandler({
+    config,
+    metrics,
+    rateLimits,
+    delivery,
+    outcomes,
+    log: app.log,
+    draining: () => readiness.draining,
+    closing: () => closing,
+  });
 
   const serveMetrics = async () => ({ type: metrics.registry.contentType, text: await metrics.registry.metrics() });
   if (config.metricsPort === undefined) {

@@ -1,23 +1,24 @@
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
-import type { FastifyInstance } from 'fastify';
+import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { attachmentItem, EVENT_ID, envelope, errorEvent, eventItem, testConfig } from './helpers.ts';
+import { attachmentItem, EVENT_ID, envelope, errorEvent, eventItem, type RunningRelay, startRelay } from './helpers.ts';
 
 // Property: whatever bytes arrive — valid envelopes mutated, truncated, spliced — the relay answers 200 or a 4xx
 // with a reason, never a 5xx, and never dies.
 let capture: CaptureServer;
-let app: FastifyInstance;
+let relay: RunningRelay;
+let pool: Pool;
 let dsn: string;
 
 beforeAll(async () => {
   capture = await startCaptureServer();
   dsn = capture.dsn({ projectId: '3', publicKey: 'fz' });
-  ({ app } = await buildApp(testConfig({ ALLOWED_DSNS: dsn, MAX_EVENT_ITEM_BYTES: '4096' })));
-  await app.ready();
+  relay = await startRelay({ ALLOWED_DSNS: dsn, MAX_EVENT_ITEM_BYTES: '4096' });
+  pool = new Pool(relay.url, { connections: 8 });
 });
 afterAll(async () => {
-  await app?.close();
+  await pool?.close();
+  await relay?.close();
   await capture?.close();
 });
 
@@ -79,21 +80,22 @@ describe('fuzz', () => {
             body = Buffer.concat([body.subarray(0, at), body.subarray(at + random(40))]);
         }
       }
-      const response = await app.inject({
+      const response = await pool.request({
         method: 'POST',
-        url: '/monitoring',
-        payload: body,
+        path: '/monitoring',
+        body,
         headers: { 'content-type': 'text/plain' },
       });
+      const text = await response.body.text();
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
       if (response.statusCode !== 200) {
-        expect(response.statusCode, `case ${i}: ${response.body}`).toBeGreaterThanOrEqual(400);
-        expect(response.statusCode, `case ${i}: ${response.body}`).toBeLessThan(500);
-        expect(response.json()).toEqual({ error: expect.any(String), detail: expect.any(String) });
+        expect(response.statusCode, `case ${i}: ${text}`).toBeGreaterThanOrEqual(400);
+        expect(response.statusCode, `case ${i}: ${text}`).toBeLessThan(500);
+        expect(JSON.parse(text)).toEqual({ error: expect.any(String), detail: expect.any(String) });
       }
     }
     expect(statuses.get(200)).toBeGreaterThan(50);
     expect(statuses.get(400)).toBeGreaterThan(50);
-    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    expect((await fetch(`${relay.url}/readyz`)).status).toBe(200);
   });
 });

@@ -10,7 +10,7 @@ import { readBody } from '../src/pipeline/bound.ts';
 import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
 import { RelayError } from '../src/pipeline/errors.ts';
 import { createFilter } from '../src/pipeline/filter.ts';
-import { identityHeaders } from '../src/pipeline/identity.ts';
+import { clientAddress, identityHeaders } from '../src/pipeline/identity.ts';
 import { parseRateLimits, RateLimits } from '../src/pipeline/rate-limit.ts';
 import { attachmentItem, envelope, errorEvent, eventItem } from './helpers.ts';
 
@@ -253,18 +253,26 @@ describe('rate limits', () => {
 });
 
 describe('identity', () => {
+  it.each([
+    ['no trusted hop: the peer, whatever the header says', '10.0.0.2', '203.0.113.5', 0, '10.0.0.2'],
+    ['one hop: the address the proxy saw', '10.0.0.2', '198.51.100.66, 203.0.113.5', 1, '203.0.113.5'],
+    ['two hops', '10.0.0.2', '198.51.100.66, 203.0.113.5, 10.0.0.9', 2, '203.0.113.5'],
+    ['more hops than addresses: the farthest', '10.0.0.2', '203.0.113.5', 3, '203.0.113.5'],
+    ['trusted hop but no header: the peer', '::ffff:10.0.0.2', undefined, 1, '10.0.0.2'],
+    ['repeated headers', '10.0.0.2', ['198.51.100.66', '203.0.113.5'], 1, '203.0.113.5'],
+  ])('%s', (_name, peer, header, hops, expected) => {
+    expect(clientAddress(peer, header, hops)).toBe(expected);
+  });
+
   it('forwards the client IP and browser headers, never cookies or Authorization', () => {
-    const headers = identityHeaders({
-      ip: '::ffff:203.0.113.7',
-      headers: {
-        'user-agent': 'Mozilla/5.0',
-        origin: 'https://shop.example.com',
-        referer: 'https://shop.example.com/items',
-        cookie: 'session=secret',
-        authorization: 'Bearer secret',
-        'x-forwarded-for': '198.51.100.1',
-        'sec-ch-ua-platform': '"Linux"',
-      },
+    const headers = identityHeaders(clientAddress('::ffff:203.0.113.7', '198.51.100.1', 0), {
+      'user-agent': 'Mozilla/5.0',
+      origin: 'https://shop.example.com',
+      referer: 'https://shop.example.com/items',
+      cookie: 'session=secret',
+      authorization: 'Bearer secret',
+      'x-forwarded-for': '198.51.100.1',
+      'sec-ch-ua-platform': '"Linux"',
     });
     expect(headers).toEqual({
       'x-sentry-forwarded-for': '203.0.113.7',

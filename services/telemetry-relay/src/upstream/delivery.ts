@@ -55,6 +55,8 @@ interface Job {
   entry: SpoolEntry;
   /** Spool row, when the envelope is on disk. */
   id?: number;
+  /** Accepted in this process and held in memory until sent (counted in `heldBytes`). */
+  held: boolean;
 }
 
 const REPLAY_TICK_MS = 200;
@@ -67,8 +69,11 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   let healthy = true;
   let closing = false;
   let active = 0;
-  let memoryBytes = 0;
-  let memoryCount = 0;
+  /** Bodies held in memory by accepted jobs not yet sent (bounded by maxMemoryBytes). */
+  let heldBytes = 0;
+  /** Fast-mode jobs that exist only in memory (count against the spool's bounds, spooled at shutdown). */
+  let memoryOnlyBytes = 0;
+  let memoryOnlyCount = 0;
   const inFlight = new Set<Promise<void>>();
   /** Unsent jobs held in memory only (fast mode): spooled at shutdown. */
   const memoryJobs = new Set<Job>();
@@ -92,6 +97,22 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       if (batch.length === 0) setImmediate(flushBatch);
       batch.push({ entry, leased, resolve, reject });
     });
+  // Delivered rows are deleted in batches too (a crash before the delete means one more delivery, not a loss).
+  let removals: number[] = [];
+  const flushRemovals = () => {
+    const current = removals;
+    removals = [];
+    try {
+      spool.remove(current);
+    } catch (error) {
+      // Only after shutdown closed the spool: these rows are delivered again at the next start.
+      log.warn({ err: error, rows: current.length }, 'could not delete delivered envelopes from the spool');
+    }
+  };
+  const removeFromSpool = (id: number) => {
+    if (removals.length === 0) setImmediate(flushRemovals);
+    removals.push(id);
+  };
 
   const backoff = (attempts: number) => {
     const ceiling = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** Math.max(0, attempts - 1));
@@ -131,7 +152,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       spool.wakeAll(Date.now());
       log.info({ status: result.status, spooled: spool.count }, 'upstream is back; replaying the spool');
     }
-    if (job.id !== undefined) spool.remove([job.id]);
+    if (job.id !== undefined) removeFromSpool(job.id);
     if (result.outcome === 'delivered') {
       metrics.forwarded.inc({ project: entry.project });
     } else {
@@ -154,11 +175,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       .finally(() => {
         active--;
         inFlight.delete(done);
-        if (job.id === undefined) {
-          memoryJobs.delete(job);
-          memoryBytes -= job.entry.body.length;
-          memoryCount--;
-        }
+        release(job);
         pump();
       });
     inFlight.add(done);
@@ -173,7 +190,15 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       for (const row of spool.leaseDue(Date.now(), limit - active)) run(toJob(row));
     }
   };
-  const toJob = (row: SpoolRecord): Job => ({ entry: row, id: row.id });
+  const toJob = (row: SpoolRecord): Job => ({ entry: row, id: row.id, held: false });
+  const release = (job: Job) => {
+    if (job.held) heldBytes -= job.entry.body.length;
+    job.held = false;
+    if (memoryJobs.delete(job)) {
+      memoryOnlyBytes -= job.entry.body.length;
+      memoryOnlyCount--;
+    }
+  };
 
   const replayTimer = setInterval(pump, REPLAY_TICK_MS);
   replayTimer.unref();
@@ -188,36 +213,43 @@ export function createDelivery(options: DeliveryOptions): Delivery {
 
   return {
     get memoryCount() {
-      return memoryCount;
+      return memoryOnlyCount;
     },
     async accept(partial) {
       if (closing) throw new RelayError('draining', 'the relay is shutting down; retry on another instance');
       const entry: SpoolEntry = { ...partial, attempts: 0 };
       const size = entry.body.length;
-      if (
-        spool.count + memoryCount >= options.maxSpoolEnvelopes ||
-        spool.bytes + memoryBytes + size > options.maxSpoolBytes
-      ) {
+      const count = spool.count + memoryOnlyCount;
+      const bytes = spool.bytes + memoryOnlyBytes;
+      if (count >= options.maxSpoolEnvelopes || bytes + size > options.maxSpoolBytes) {
         throw new RelayError(
           'spool_full',
-          `the relay holds ${spool.count + memoryCount} undelivered envelopes (${spool.bytes + memoryBytes} bytes), its limit; upstream is not taking them`,
+          `the relay holds ${count} undelivered envelopes (${bytes} bytes), its limit; upstream is not taking them`,
           { 'retry-after': '60', 'x-sentry-rate-limits': '60::key:relay_spool_full' },
         );
       }
-      // Send now only while upstream is up and there is room; otherwise the replay loop takes it from disk.
-      const sendNow = healthy && waiting.length < options.concurrency * 4;
-      if (mode === 'fast' && sendNow && memoryBytes + size <= options.maxMemoryBytes) {
-        const job: Job = { entry };
+      // Send now only while upstream is up and memory holds it; otherwise the replay loop takes it from disk.
+      const sendNow = healthy && heldBytes + size <= options.maxMemoryBytes;
+      if (mode === 'fast' && sendNow) {
+        const job: Job = { entry, held: true };
         memoryJobs.add(job);
-        memoryBytes += size;
-        memoryCount++;
+        heldBytes += size;
+        memoryOnlyBytes += size;
+        memoryOnlyCount++;
         waiting.push(job);
         pump();
         return;
       }
-      const id = await writeToSpool(entry, sendNow);
+      if (sendNow) heldBytes += size; // reserved now, so concurrent accepts see it
+      let id: number;
+      try {
+        id = await writeToSpool(entry, sendNow);
+      } catch (error) {
+        if (sendNow) heldBytes -= size;
+        throw error;
+      }
       if (sendNow) {
-        waiting.push({ entry, id });
+        waiting.push({ entry, id, held: true });
         pump();
       }
     },
@@ -226,14 +258,11 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       clearInterval(replayTimer);
       clearInterval(expireTimer);
       if (batch.length > 0) flushBatch();
+      if (removals.length > 0) flushRemovals();
       // Jobs that never started: on disk already (durable) or written now (fast).
       const unsent = waiting.splice(0);
       const toSpool = unsent.filter((job) => job.id === undefined);
-      for (const job of toSpool) {
-        memoryJobs.delete(job);
-        memoryBytes -= job.entry.body.length;
-        memoryCount--;
-      }
+      for (const job of unsent) release(job);
       spool.insert(toSpool.map((job) => ({ entry: job.entry, leased: false, nextAttemptAt: 0 })));
       if (inFlight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
@@ -245,6 +274,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
         ]);
         clearTimeout(timer);
       }
+      if (removals.length > 0) flushRemovals();
       // Still in flight after the timeout: keep a copy (at-least-once; upstream dedupes by event id).
       const stuck = [...memoryJobs];
       memoryJobs.clear();

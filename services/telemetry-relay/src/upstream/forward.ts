@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
 import { type ParsedLimit, parseRateLimits } from '../pipeline/rate-limit.ts';
 
@@ -6,6 +7,9 @@ import { type ParsedLimit, parseRateLimits } from '../pipeline/rate-limit.ts';
  * header and body timeouts. The answer is classified for the delivery stage: delivered (2xx), rate-limited (429),
  * rejected for good (other 4xx: retrying would get the same answer) or failed (network error, timeout, 5xx, 408:
  * keep it and retry later).
+ *
+ * It uses `Pool.dispatch` with a handler rather than `request()`: no response stream, no promise chain per
+ * request — at thousands of envelopes a second that is a fifth of the relay's CPU time.
  */
 
 export type ForwardOutcome = 'delivered' | 'rate_limited' | 'rejected' | 'failed';
@@ -31,60 +35,87 @@ export interface Forwarder {
   close(): Promise<void>;
 }
 
+const DETAIL_BYTES = 300;
+
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const pools = new Map<string, Pool>();
-  const poolFor = (origin: string): Pool => {
-    let pool = pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connections: options.connectionsPerOrigin,
-        connect: { timeout: options.connectTimeoutMs },
-        headersTimeout: options.requestTimeoutMs,
-        bodyTimeout: options.requestTimeoutMs,
-        keepAliveTimeout: 4_000,
-      });
-      pools.set(origin, pool);
+  const targets = new Map<string, { pool: Pool; path: string }>();
+  const targetFor = (url: string) => {
+    let target = targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      let pool = pools.get(parsed.origin);
+      if (!pool) {
+        pool = new Pool(parsed.origin, {
+          connections: options.connectionsPerOrigin,
+          connect: { timeout: options.connectTimeoutMs },
+          headersTimeout: options.requestTimeoutMs,
+          bodyTimeout: options.requestTimeoutMs,
+          keepAliveTimeout: 4_000,
+        });
+        pools.set(parsed.origin, pool);
+      }
+      target = { pool, path: `${parsed.pathname}${parsed.search}` };
+      if (targets.size < 1000) targets.set(url, target);
     }
-    return pool;
+    return target;
   };
 
   return {
-    async send(url, body, headers) {
-      const target = new URL(url);
-      try {
-        const response = await poolFor(target.origin).request({
-          method: 'POST',
-          path: `${target.pathname}${target.search}`,
-          headers: {
-            ...headers,
-            'content-type': 'application/x-sentry-envelope',
-            'content-length': String(body.length),
+    send(url, body, headers) {
+      const { pool, path } = targetFor(url);
+      return new Promise((resolve) => {
+        let status = 0;
+        let responseHeaders: IncomingHttpHeaders = {};
+        let detail = '';
+        pool.dispatch(
+          {
+            method: 'POST',
+            path,
+            headers: {
+              ...headers,
+              'content-type': 'application/x-sentry-envelope',
+              'content-length': String(body.length),
+            },
+            body,
           },
-          body,
-        });
-        const status = response.statusCode;
-        const limits = parseRateLimits(status, {
-          'x-sentry-rate-limits': headerValue(response.headers['x-sentry-rate-limits']),
-          'retry-after': headerValue(response.headers['retry-after']),
-        });
-        if (status >= 200 && status < 300) {
-          await response.body.dump();
-          return { outcome: 'delivered', status, limits };
-        }
-        const detail = (await response.body.text()).slice(0, 300);
-        if (status === 429) return { outcome: 'rate_limited', status, limits, detail };
-        if (status >= 500 || status === 408) return { outcome: 'failed', status, limits, detail };
-        return { outcome: 'rejected', status, limits, detail };
-      } catch (error) {
-        const err = error as Error & { code?: string };
-        return { outcome: 'failed', status: err.code ?? err.name, limits: [], detail: err.message };
-      }
+          {
+            onRequestStart() {},
+            onResponseStart(_controller, statusCode, received) {
+              status = statusCode;
+              responseHeaders = received;
+            },
+            onResponseData(_controller, chunk) {
+              if (status >= 300 && detail.length < DETAIL_BYTES) detail += chunk.toString('utf8', 0, DETAIL_BYTES);
+            },
+            onResponseEnd() {
+              resolve(classify(status, responseHeaders, detail.slice(0, DETAIL_BYTES)));
+            },
+            onResponseError(_controller, error) {
+              const err = error as Error & { code?: string };
+              resolve({ outcome: 'failed', status: err.code ?? err.name, limits: [], detail: err.message });
+            },
+          },
+        );
+      });
     },
     async close() {
       await Promise.all([...pools.values()].map((pool) => pool.close()));
       pools.clear();
+      targets.clear();
     },
   };
+}
+
+function classify(status: number, headers: IncomingHttpHeaders, detail: string): ForwardResult {
+  const limits = parseRateLimits(status, {
+    'x-sentry-rate-limits': headerValue(headers['x-sentry-rate-limits']),
+    'retry-after': headerValue(headers['retry-after']),
+  });
+  if (status >= 200 && status < 300) return { outcome: 'delivered', status, limits };
+  if (status === 429) return { outcome: 'rate_limited', status, limits, detail };
+  if (status >= 500 || status === 408) return { outcome: 'failed', status, limits, detail };
+  return { outcome: 'rejected', status, limits, detail };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
