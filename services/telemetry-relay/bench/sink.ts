@@ -2,7 +2,14 @@
 // nothing (the capture server records everything, which would make the upstream the thing measured).
 import { createServer } from 'node:http';
 
+let received = 0;
 const server = createServer((req, res) => {
+  if (req.method === 'GET') {
+    // GET /count: envelopes received so far (how the benchmark checks what actually went upstream).
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received }));
+    return;
+  }
+  received++;
   req.on('data', () => {});
   req.on('end', () => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '2' }).end('{}');

@@ -123,7 +123,7 @@ export function loadConfig(env: Env): Config {
       maxMemoryBytes: reader.integer('FAST_MODE_MAX_MEMORY_BYTES', 64 * MiB, { min: MiB, max: 4096 * MiB }),
     },
     upstream: {
-      concurrency: reader.integer('UPSTREAM_CONCURRENCY', 64, { min: 1, max: 10_000 }),
+      concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),
       connectTimeoutMs: reader.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 3_000, { min: 10, max: 120_000 }),
       requestTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 }),
       retryBaseMs: reader.integer('RETRY_BASE_MS', 1_000, { min: 1, max: 3_600_000 }),

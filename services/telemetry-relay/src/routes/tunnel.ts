@@ -6,7 +6,7 @@ import { envelopeEndpoint } from '../envelope/dsn.ts';
 import { parseEnvelope } from '../envelope/parse.ts';
 import { serializeEnvelope } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import { type RelayMetrics, typeLabel } from '../ops/metrics.ts';
+import { labelled, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import { createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
@@ -65,6 +65,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     timeoutMs: config.limits.bodyTimeoutMs,
   };
   let requests = 0;
+  const accepted = labelled(metrics.accepted);
 
   const process = async (req: IncomingMessage, res: ServerResponse): Promise<string> => {
     const body = await readBody(req, req.headers, bodyLimits);
@@ -107,7 +108,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
         acceptedAt: Date.now(),
       });
     }
-    metrics.accepted.inc({ project });
+    accepted(project).inc();
     if (limited.droppedTypes.length > 0) {
       for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
     }

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { shiftSentAt } from '../envelope/sent-at.ts';
-import type { RelayMetrics } from '../ops/metrics.ts';
+import { labelled, type RelayMetrics } from '../ops/metrics.ts';
 import { RelayError } from '../pipeline/errors.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
 import type { Forwarder, ForwardResult } from './forward.ts';
@@ -119,9 +119,12 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   };
 
+  const upstreamRequests = labelled(metrics.upstreamRequests);
+  const upstreamDuration = labelled(metrics.upstreamDuration);
+  const forwarded = labelled(metrics.forwarded);
   const record = (job: Job, result: ForwardResult, seconds: number) => {
-    metrics.upstreamRequests.inc({ outcome: result.outcome, status: String(result.status) });
-    metrics.upstreamDuration.observe({ outcome: result.outcome }, seconds);
+    upstreamRequests(result.outcome, String(result.status)).inc();
+    upstreamDuration(result.outcome).observe(seconds);
     if (result.limits.length > 0) options.rateLimits.update(job.entry.dsnKey, result.limits);
   };
 
@@ -154,7 +157,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
     if (job.id !== undefined) removeFromSpool(job.id);
     if (result.outcome === 'delivered') {
-      metrics.forwarded.inc({ project: entry.project });
+      forwarded(entry.project).inc();
     } else {
       metrics.spoolDropped.inc({ reason: result.outcome });
       log.warn(
