@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 /**
  * The durable spool: envelopes accepted but not yet delivered, in SQLite (Node 24's built-in node:sqlite) in WAL
@@ -13,6 +15,10 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
  *
  * synchronous=NORMAL (default): a committed envelope survives the process being killed (kill -9, OOM, crash), since
  * it is in the OS's page cache; a power loss may lose the last commits. synchronous=FULL fsyncs every commit.
+ *
+ * Checkpoints (copying the WAL into the database file) run in a worker thread with its own connection, not in the
+ * COMMIT of whichever request crosses SQLite's threshold (see checkpointer.ts); the automatic checkpoint stays on
+ * at 10 000 pages (40 MB) as a backstop, should the worker ever fall behind.
  *
  * A row being sent has next_attempt_at = LEASED, so the replay loop never sends it twice; rows leased when the
  * process died are due again at the next start.
@@ -54,16 +60,16 @@ export interface Spool {
   /** Deletes rows accepted before `before`; returns how many. */
   expire(before: number): number;
   oldestAcceptedAt(): number | undefined;
-  /** Throws when the spool cannot be written (for readiness). */
-  probe(): void;
   close(): void;
 }
 
 export function openSpool(options: SpoolOptions): Spool {
   mkdirSync(options.dir, { recursive: true });
-  const db = new DatabaseSync(join(options.dir, 'spool.sqlite'));
+  const file = join(options.dir, 'spool.sqlite');
+  const db = new DatabaseSync(file);
   db.exec(`
     PRAGMA journal_mode = WAL;
+    PRAGMA wal_autocheckpoint = 10000;
     PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'};
     PRAGMA busy_timeout = 5000;
     CREATE TABLE IF NOT EXISTS envelopes (
@@ -98,7 +104,10 @@ export function openSpool(options: SpoolOptions): Spool {
   const wake = db.prepare('UPDATE envelopes SET next_attempt_at = ? WHERE next_attempt_at > ? AND next_attempt_at < ?');
   const expireRows = db.prepare('DELETE FROM envelopes WHERE accepted_at < ? RETURNING length(body) AS size');
   const oldest = db.prepare('SELECT accepted_at FROM envelopes ORDER BY id LIMIT 1');
-  const probeStatement = db.prepare('PRAGMA quick_check(1)');
+  const checkpointer = new Worker(join(dirname(fileURLToPath(import.meta.url)), 'checkpointer.ts'), {
+    workerData: { file, intervalMs: 500 },
+  });
+  checkpointer.unref();
 
   const transaction = <T>(work: () => T): T => {
     db.exec('BEGIN IMMEDIATE');
@@ -197,10 +206,8 @@ export function openSpool(options: SpoolOptions): Spool {
       const row = oldest.get() as { accepted_at: number } | undefined;
       return row === undefined ? undefined : Number(row.accepted_at);
     },
-    probe() {
-      probeStatement.get();
-    },
     close() {
+      checkpointer.postMessage('stop');
       if (db.isOpen) {
         db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
         db.close();
