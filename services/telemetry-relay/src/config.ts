@@ -120,7 +120,7 @@ export function loadConfig(env: Env): Config {
       maxEnvelopes: reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 }),
       maxBytes: reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB }),
       maxAgeMs: reader.integer('SPOOL_MAX_AGE_SECONDS', 24 * 3600, { min: 1, max: 30 * 24 * 3600 }) * 1000,
-      maxMemoryBytes: reader.integer('FAST_MODE_MAX_MEMORY_BYTES', 64 * MiB, { min: MiB, max: 4096 * MiB }),
+      maxMemoryBytes: reader.integer('MEMORY_QUEUE_MAX_BYTES', 64 * MiB, { min: MiB, max: 4096 * MiB }),
     },
     upstream: {
       concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),

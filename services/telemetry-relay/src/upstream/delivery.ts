@@ -34,7 +34,7 @@ export interface DeliveryOptions {
   maxSpoolEnvelopes: number;
   maxSpoolBytes: number;
   maxAgeMs: number;
-  /** fast mode: most bytes held in memory before envelopes go to disk first. */
+  /** Most bytes of accepted envelopes held in memory until sent; beyond it they wait on disk (both modes). */
   maxMemoryBytes: number;
   /** Most envelopes sent at once. */
   concurrency: number;
