@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { startCheckpointer } from './checkpointer.ts';
 
 /**
  * The durable spool: envelopes accepted but not yet delivered, in SQLite (Node 24's built-in node:sqlite) in WAL
@@ -104,10 +104,7 @@ export function openSpool(options: SpoolOptions): Spool {
   const wake = db.prepare('UPDATE envelopes SET next_attempt_at = ? WHERE next_attempt_at > ? AND next_attempt_at < ?');
   const expireRows = db.prepare('DELETE FROM envelopes WHERE accepted_at < ? RETURNING length(body) AS size');
   const oldest = db.prepare('SELECT accepted_at FROM envelopes ORDER BY id LIMIT 1');
-  const checkpointer = new Worker(join(dirname(fileURLToPath(import.meta.url)), 'checkpointer.ts'), {
-    workerData: { file, intervalMs: 500 },
-  });
-  checkpointer.unref();
+  const checkpointer = startCheckpointer(file, 500);
 
   const transaction = <T>(work: () => T): T => {
     db.exec('BEGIN IMMEDIATE');
@@ -207,7 +204,7 @@ export function openSpool(options: SpoolOptions): Spool {
       return row === undefined ? undefined : Number(row.accepted_at);
     },
     close() {
-      checkpointer.postMessage('stop');
+      checkpointer.stop();
       if (db.isOpen) {
         db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
         db.close();
