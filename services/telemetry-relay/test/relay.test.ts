@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,14 @@ afterEach(() => {
   capture.setBehaviour({ kind: 'accept' });
   capture.clear();
 });
+
+const freePort = async () => {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+};
 
 const metric = async (name: string) => {
   const text = await (await fetch(`${relay.url}/metrics`)).text();
@@ -292,9 +300,14 @@ describe('operations', () => {
   });
 
   it('serves metrics only on METRICS_PORT when it is set', async () => {
-    const admin = await startRelay({ ALLOWED_DSNS: dsn, METRICS_PORT: '0' });
+    const port = await freePort();
+    const admin = await startRelay({ ALLOWED_DSNS: dsn, METRICS_PORT: String(port) });
     try {
       expect((await fetch(`${admin.url}/metrics`)).status).toBe(404);
+      const scraped = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toMatch(/relay_envelopes_received_total/);
+      expect((await fetch(`http://127.0.0.1:${port}/monitoring`)).status).toBe(404);
     } finally {
       await admin.close();
     }
