@@ -14,7 +14,7 @@ import type { Spool, SpoolEntry, SpoolRecord } from './spool.ts';
  * - `fast` mode: the 200 comes first and the envelope is sent from memory; it reaches the spool only if sending
  *   fails, if memory is full, or at shutdown. A crash of the process loses what is in memory.
  *
- * When a send fails (network error, timeout, 5xx), the envelope is rescheduled with exponential backoff and full
+ * When a send fails (network error, timeout, 5xx), the envelope is rescheduled with exponential backoff and equal
  * jitter and the upstream counts as down: new envelopes go straight to the spool, and one probe at a time (the
  * oldest due envelope) finds out when it is back; then everything waiting is due at once, oldest first.
  * Rate-limited (429) and rejected (4xx) envelopes are dropped and counted: retrying would get the same answer.
