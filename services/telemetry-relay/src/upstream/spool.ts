@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { fileURLToPath } from 'node:url';
 import { startCheckpointer } from './checkpointer.ts';
 
 /**
