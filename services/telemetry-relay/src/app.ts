@@ -36,7 +36,8 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   const spool = openSpool({ dir: config.spool.dir, sync: config.spool.sync });
   const rateLimits = new RateLimits();
   const forwarder = createForwarder({
-    connectionsPerOrigin: config.upstream.concurrency,
+    connectionsPerOrigin: Math.ceil(config.upstream.concurrency / config.upstream.pipelining),
+    pipelining: config.upstream.pipelining,
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     requestTimeoutMs: config.upstream.requestTimeoutMs,
   });

@@ -40,6 +40,7 @@ export interface Config {
   };
   upstream: {
     concurrency: number;
+    pipelining: number;
     connectTimeoutMs: number;
     requestTimeoutMs: number;
     retryBaseMs: number;
@@ -124,6 +125,7 @@ export function loadConfig(env: Env): Config {
     },
     upstream: {
       concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),
+      pipelining: reader.integer('UPSTREAM_PIPELINING', 1, { min: 1, max: 100 }),
       connectTimeoutMs: reader.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 3_000, { min: 10, max: 120_000 }),
       requestTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 }),
       retryBaseMs: reader.integer('RETRY_BASE_MS', 1_000, { min: 1, max: 3_600_000 }),

@@ -313,6 +313,24 @@ describe('operations', () => {
     }
   });
 
+  it('forwards over pipelined connections when UPSTREAM_PIPELINING is set', async () => {
+    const piped = await startRelay({ ALLOWED_DSNS: dsn, UPSTREAM_PIPELINING: '4', UPSTREAM_CONCURRENCY: '8' });
+    try {
+      const ids = Array.from({ length: 40 }, (_, i) => i.toString(16).padStart(32, 'a'));
+      const answers = await Promise.all(
+        ids.map((id) => post(piped.tunnel, envelope({ event_id: id, dsn }, [eventItem()]))),
+      );
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      await eventually(
+        () => ids.every((id) => capture.envelopes.some((e) => e.header.event_id === id)),
+        5000,
+        'all 40',
+      );
+    } finally {
+      await piped.close();
+    }
+  });
+
   it('believes X-Forwarded-For only for the trusted hops', async () => {
     const proxied = await startRelay({ ALLOWED_DSNS: dsn, TRUSTED_PROXY_HOPS: '1' });
     try {

@@ -25,6 +25,8 @@ export interface ForwardResult {
 
 export interface ForwarderOptions {
   connectionsPerOrigin: number;
+  /** Requests in flight per connection (HTTP/1.1 pipelining); 1 = none. */
+  pipelining: number;
   connectTimeoutMs: number;
   /** Time to the response headers, and between body chunks. */
   requestTimeoutMs: number;
@@ -52,6 +54,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           headersTimeout: options.requestTimeoutMs,
           bodyTimeout: options.requestTimeoutMs,
           keepAliveTimeout: 4_000,
+          pipelining: options.pipelining,
         });
         pools.set(parsed.origin, pool);
       }
