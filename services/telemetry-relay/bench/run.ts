@@ -278,7 +278,9 @@ http {
   const base = summary[0]?.rps ?? Number.NaN;
   const naiveRps = summary[1]?.rps ?? Number.NaN;
   console.log('\nmedians (closed loop, wrk)');
-  console.log('contender          envelopes/s  upstream/s   × nginx  × naive   p50 ms   p99 ms  peak RSS MB  non-2xx+socket errors (wrk)');
+  console.log(
+    'contender          envelopes/s  upstream/s   × nginx  × naive   p50 ms   p99 ms  peak RSS MB  non-2xx+socket errors (wrk)',
+  );
   for (const s of summary) {
     console.log(
       `${s.name.padEnd(18)} ${s.rps.toFixed(0).padStart(11)} ${s.upstream.toFixed(0).padStart(11)} ${(s.rps / base).toFixed(2).padStart(8)} ${(s.rps / naiveRps).toFixed(2).padStart(7)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${s.peakRssMb.toFixed(0).padStart(12)} ${String(s.failed).padStart(7)}`,
