@@ -68,6 +68,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   const { spool, forwarder, metrics, log, mode } = options;
   let healthy = true;
   let closing = false;
+  /** Set once shutdown has spooled what was still in flight. */
+  let abandoned = false;
   let active = 0;
   /** Bodies held in memory by accepted jobs not yet sent (bounded by maxMemoryBytes). */
   let heldBytes = 0;
@@ -137,6 +139,9 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     record(job, result, (performance.now() - started) / 1000);
 
     if (result.outcome === 'failed') {
+      // After shutdown kept its copies (below), an aborted send leaves nothing to do: the row is due again at the
+      // next start, or the copy of a fast-mode envelope was spooled.
+      if (abandoned) return;
       if (healthy) {
         log.warn(
           { status: result.status, detail: result.detail, url: entry.url },
@@ -282,6 +287,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       const stuck = [...memoryJobs];
       memoryJobs.clear();
       spool.insert(stuck.map((job) => ({ entry: job.entry, leased: false, nextAttemptAt: 0 })));
+      abandoned = true;
       if (stuck.length + toSpool.length > 0) {
         log.info({ spooled: stuck.length + toSpool.length }, 'spooled envelopes still in memory at shutdown');
       }

@@ -34,6 +34,7 @@ export interface ForwarderOptions {
 
 export interface Forwarder {
   send(url: string, body: Buffer, headers: Readonly<Record<string, string>>): Promise<ForwardResult>;
+  /** Closes every connection, aborting sends still in flight. */
   close(): Promise<void>;
 }
 
@@ -102,8 +103,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         );
       });
     },
+    // Called at shutdown after delivery has waited for the sends in flight and kept a copy of the rest: whatever
+    // is still open is aborted rather than waited for (it would hold the process up to UPSTREAM_TIMEOUT_MS).
     async close() {
-      await Promise.all([...pools.values()].map((pool) => pool.close()));
+      await Promise.all([...pools.values()].map((pool) => pool.destroy()));
       pools.clear();
       targets.clear();
     },
