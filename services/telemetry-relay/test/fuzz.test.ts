@@ -1,7 +1,16 @@
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentItem, EVENT_ID, envelope, errorEvent, eventItem, type RunningRelay, startRelay } from './helpers.ts';
+import {
+  attachmentItem,
+  EVENT_ID,
+  envelope,
+  errorEvent,
+  eventItem,
+  type RunningRelay,
+  removeTempDirs,
+  startRelay,
+} from './helpers.ts';
 
 // Property: whatever bytes arrive — valid envelopes mutated, truncated, spliced — the relay answers 200 or a 4xx
 // with a reason, never a 5xx, and never dies.
@@ -20,6 +29,7 @@ afterAll(async () => {
   await pool?.close();
   await relay?.close();
   await capture?.close();
+  removeTempDirs();
 });
 
 describe('fuzz', () => {

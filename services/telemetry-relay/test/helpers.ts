@@ -1,15 +1,29 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../src/config.ts';
 
 export const EVENT_ID = '9ec79c33ec9942ab8353589fcb2e04dc';
 
+const tempDirs: string[] = [];
+
+/** A fresh directory under the OS temp dir, removed by `removeTempDirs()` (call it in afterAll). */
+export function tempDir(prefix = 'relay-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 /** A configuration as the environment would give it, with a fresh spool directory and quiet logs. */
 export function testConfig(env: Record<string, string> = {}): Config {
+  const spoolDir = tempDir();
   return loadConfig({
     LOG_LEVEL: 'silent',
-    SPOOL_DIR: mkdtempSync(join(tmpdir(), 'relay-test-')),
+    SPOOL_DIR: spoolDir,
     PORT: '0',
     HOST: '127.0.0.1',
     ...env,

@@ -1,10 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CaptureServer, runToExit, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, eventItem, eventually } from './helpers.ts';
+import { envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
 
 const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let capture: CaptureServer;
@@ -20,7 +17,10 @@ afterEach(async () => {
   capture.setBehaviour({ kind: 'accept' });
   capture.clear();
 });
-afterAll(async () => capture?.close());
+afterAll(async () => {
+  await capture?.close();
+  removeTempDirs();
+});
 
 const start = async (env: Record<string, string>) => {
   const service = await spawnService(entry, { env });
@@ -72,7 +72,7 @@ describe('the relay process', () => {
   });
 
   it('durable mode: after kill -9 under load, a restart delivers everything it answered 200 for', async () => {
-    const spoolDir = mkdtempSync(join(tmpdir(), 'relay-kill-'));
+    const spoolDir = tempDir('relay-kill-');
     const env = { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir, SPOOL_MODE: 'durable' };
     capture.setBehaviour({ kind: 'stall' }); // nothing gets delivered before the kill: all of it is in flight or spooled
     const first = await start(env);
@@ -94,7 +94,7 @@ describe('the relay process', () => {
   });
 
   it('SIGTERM under load: readiness fails first, no request fails, and what was in memory arrives after a restart', async () => {
-    const spoolDir = mkdtempSync(join(tmpdir(), 'relay-term-'));
+    const spoolDir = tempDir('relay-term-');
     const env = {
       ALLOWED_DSNS: dsn,
       SPOOL_DIR: spoolDir,

@@ -11,6 +11,7 @@ import {
   eventually,
   post,
   type RunningRelay,
+  removeTempDirs,
   startRelay,
 } from './helpers.ts';
 
@@ -35,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await relay?.close();
   await capture?.close();
+  removeTempDirs();
 });
 afterEach(() => {
   capture.setBehaviour({ kind: 'accept' });

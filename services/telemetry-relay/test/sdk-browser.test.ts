@@ -3,7 +3,7 @@
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type RunningRelay, startRelay } from './helpers.ts';
+import { eventually, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 
 // The real @sentry/browser SDK in happy-dom, on a page served from the relay's origin, sending through the
 // same-origin tunnel path as the web service's pages do.
@@ -21,6 +21,7 @@ afterAll(async () => {
   await Sentry.close(2000);
   await relay?.close();
   await capture?.close();
+  removeTempDirs();
 });
 
 describe('@sentry/browser through the relay', () => {

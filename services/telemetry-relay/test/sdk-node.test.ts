@@ -1,7 +1,7 @@
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type RunningRelay, startRelay } from './helpers.ts';
+import { eventually, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 
 // The real @sentry/node SDK, sending through the relay's tunnel as a server-side app would.
 let capture: CaptureServer;
@@ -17,6 +17,7 @@ afterAll(async () => {
   await Sentry.close(2000);
   await relay?.close();
   await capture?.close();
+  removeTempDirs();
 });
 
 describe('@sentry/node through the relay', () => {

@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openSpool, type SpoolEntry } from '../src/upstream/spool.ts';
+import { removeTempDirs, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
 
 const entry = (n: number, acceptedAt = 1000 + n): SpoolEntry => ({
   url: 'http://127.0.0.1:1/api/1/envelope/',
@@ -16,7 +16,7 @@ const entry = (n: number, acceptedAt = 1000 + n): SpoolEntry => ({
 
 describe('spool (SQLite, WAL)', () => {
   it('hands out due rows oldest first, once, and keeps count and bytes', () => {
-    const spool = openSpool({ dir: mkdtempSync(join(tmpdir(), 'spool-')), sync: 'normal' });
+    const spool = openSpool({ dir: tempDir('spool-'), sync: 'normal' });
     const ids = spool.insert([1, 2, 3].map((n) => ({ entry: entry(n), leased: false, nextAttemptAt: 0 })));
     expect([spool.count, spool.bytes]).toEqual([3, 12]);
     const first = spool.leaseDue(5000, 2);
@@ -33,7 +33,7 @@ describe('spool (SQLite, WAL)', () => {
   });
 
   it('wakes backed-off rows when upstream is back, and expires old ones', () => {
-    const spool = openSpool({ dir: mkdtempSync(join(tmpdir(), 'spool-')), sync: 'full' });
+    const spool = openSpool({ dir: tempDir('spool-'), sync: 'full' });
     const [a, b] = spool.insert([
       { entry: entry(1, 10), leased: false, nextAttemptAt: 60_000 },
       { entry: entry(2, 20_000), leased: false, nextAttemptAt: 60_000 },
@@ -47,7 +47,7 @@ describe('spool (SQLite, WAL)', () => {
   });
 
   it('keeps everything across a reopen; rows leased by the dead process are due again', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spool-'));
+    const dir = tempDir('spool-');
     const before = openSpool({ dir, sync: 'normal' });
     before.insert([
       { entry: entry(1), leased: true, nextAttemptAt: 0 },
