@@ -71,6 +71,14 @@ describe('the relay process', () => {
     expect(bad.stderr).toMatch(/SPOOL_MODE must be one of durable, fast/);
   });
 
+  it('refuses to start on a spool directory another relay holds (exit 1, saying why)', async () => {
+    const spoolDir = tempDir('relay-shared-');
+    await start({ ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir });
+    const second = await runToExit(entry, { env: { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir } });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/"code":"SPOOL_IN_USE".*in use by another telemetry-relay process/);
+  });
+
   it('durable mode: after kill -9 under load, a restart delivers everything it answered 200 for', async () => {
     const spoolDir = tempDir('relay-kill-');
     const env = { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir, SPOOL_MODE: 'durable' };

@@ -53,11 +53,18 @@ describe('spool (SQLite, WAL)', () => {
       { entry: entry(1), leased: true, nextAttemptAt: 0 },
       { entry: entry(2), leased: false, nextAttemptAt: 0 },
     ]);
-    // no close(): as if the process had died
+    before.close(); // closing does not release leases: the rows stay as a dead process would leave them
     const after = openSpool({ dir, sync: 'normal' });
     expect([after.count, after.bytes]).toEqual([2, 8]);
     expect(after.leaseDue(Date.now(), 10).map((r) => r.body[0])).toEqual([1, 2]);
     after.close();
-    before.close();
+  });
+
+  it('refuses a directory another live spool holds', () => {
+    const dir = tempDir('spool-');
+    const first = openSpool({ dir, sync: 'normal' });
+    expect(() => openSpool({ dir, sync: 'normal' })).toThrow(/in use by another telemetry-relay process/);
+    first.close();
+    openSpool({ dir, sync: 'normal' }).close();
   });
 });

@@ -62,15 +62,38 @@ export interface Spool {
   close(): void;
 }
 
+/** Another live process holds the spool directory (two replicas must never share one). */
+export class SpoolInUseError extends Error {
+  readonly code = 'SPOOL_IN_USE';
+}
+
+/**
+ * Holds an exclusive SQLite lock on `spool.lock` for the life of the process: the operating system drops it when
+ * the process dies, even by kill -9, so a restart takes over at once while a second live relay is refused.
+ */
+function lockDirectory(dir: string): DatabaseSync {
+  const lock = new DatabaseSync(join(dir, 'spool.lock'));
+  try {
+    lock.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;');
+  } catch (error) {
+    lock.close();
+    throw new SpoolInUseError(
+      `SPOOL_DIR ${dir} is in use by another telemetry-relay process (${(error as Error).message}); each replica needs its own spool directory`,
+    );
+  }
+  return lock;
+}
+
 export function openSpool(options: SpoolOptions): Spool {
   mkdirSync(options.dir, { recursive: true });
+  const lock = lockDirectory(options.dir);
   const file = join(options.dir, 'spool.sqlite');
   const db = new DatabaseSync(file);
   db.exec(`
+    PRAGMA busy_timeout = 5000;
     PRAGMA journal_mode = WAL;
     PRAGMA wal_autocheckpoint = 10000;
     PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'};
-    PRAGMA busy_timeout = 5000;
     CREATE TABLE IF NOT EXISTS envelopes (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
       accepted_at INTEGER NOT NULL,
@@ -208,6 +231,7 @@ export function openSpool(options: SpoolOptions): Spool {
         db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
         db.close();
       }
+      if (lock.isOpen) lock.close();
     },
   };
 }
