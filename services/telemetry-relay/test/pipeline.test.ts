@@ -68,6 +68,33 @@ describe('bound: readBody', () => {
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(50 * 1024 * 1024);
   });
 
+  it.each([
+    ['with a Content-Length', true],
+    ['chunked', false],
+  ])('assembles a large body from many chunks (%s)', async (_name, withLength) => {
+    const big = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => i % 251));
+    const chunks = Array.from({ length: big.length / 65536 }, (_, i) => big.subarray(i * 65536, (i + 1) * 65536));
+    const headers = withLength ? { 'content-length': String(big.length) } : {};
+    const out = await readBody(Readable.from(chunks), headers, { ...limits, maxBodyBytes: 1e8, maxEnvelopeBytes: 1e8 });
+    expect(out.equals(big)).toBe(true);
+  });
+
+  it('does not reserve a declared length the client never sends', async () => {
+    const slow = new Readable({ read() {} });
+    slow.push(Buffer.alloc(300 * 1024));
+    const before = process.memoryUsage().arrayBuffers;
+    const pending = caught(
+      readBody(
+        slow,
+        { 'content-length': String(100 * 1024 * 1024) },
+        { maxBodyBytes: 2e8, maxEnvelopeBytes: 2e8, timeoutMs: 150 },
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(10 * 1024 * 1024);
+    expect((await pending)?.statusCode).toBe(408);
+  });
+
   it('times out a body that trickles (408)', async () => {
     const slow = new Readable({ read() {} });
     slow.push('{"dsn"');

@@ -54,20 +54,23 @@ export async function readBody(
   return readDecoded(body, decoder, encoding, limits);
 }
 
-/** Bodies at least this large are copied into one buffer as they arrive instead of concatenated at the end. */
-const PREALLOCATE_FROM = 256 * 1024;
+/** Beyond this many bytes, chunks are copied into one growing buffer instead of concatenated at the end. */
+const GROW_FROM = 256 * 1024;
 
 /**
  * The common case (browsers never compress): chunks collected straight from the request with one timer, no
- * stream pipeline (whose per-request AbortSignal and listeners cost more than the rest of the stage). A large body
- * with a Content-Length is copied chunk by chunk into a buffer of that size, so no single tick copies megabytes.
+ * stream pipeline (whose per-request AbortSignal and listeners cost more than the rest of the stage).
+ *
+ * A large body is copied chunk by chunk into a buffer that doubles as bytes arrive (up to the declared length), so
+ * no single tick copies the whole body at the end, and memory follows what was received: a client that declares
+ * 20 MiB and then stalls holds at most twice what it sent.
  */
 function readPlain(body: Readable, declared: number, limits: BodyLimits): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const max = Math.min(limits.maxBodyBytes, limits.maxEnvelopeBytes);
-    const target =
-      Number.isSafeInteger(declared) && declared >= PREALLOCATE_FROM ? Buffer.allocUnsafeSlow(declared) : undefined;
-    const chunks: Buffer[] = [];
+    const cap = Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, max) : max;
+    let chunks: Buffer[] | undefined = [];
+    let target: Buffer | undefined;
     let size = 0;
     const finish = (error: Error | undefined, value?: Buffer) => {
       clearTimeout(timer);
@@ -77,18 +80,29 @@ function readPlain(body: Readable, declared: number, limits: BodyLimits): Promis
         reject(error);
       } else resolve(value as Buffer);
     };
+    const grow = (needed: number) => {
+      const next = Buffer.allocUnsafeSlow(Math.max(needed, Math.min(cap, 2 * (target?.length ?? GROW_FROM))));
+      if (target) target.copy(next, 0, 0, size);
+      else if (chunks) Buffer.concat(chunks, size).copy(next);
+      chunks = undefined;
+      target = next;
+    };
     const onData = (chunk: Buffer) => {
-      if (size + chunk.length > max) {
+      const needed = size + chunk.length;
+      if (needed > max) {
         finish(new RelayError('too_large', `the body is more than ${max} bytes`));
         return;
       }
-      if (target) chunk.copy(target, size);
-      else chunks.push(chunk);
-      size += chunk.length;
+      if (chunks && needed <= GROW_FROM) chunks.push(chunk);
+      else {
+        if (!target || needed > target.length) grow(needed);
+        chunk.copy(target as Buffer, size);
+      }
+      size = needed;
     };
     const onEnd = () => {
       if (target) finish(undefined, target.subarray(0, size));
-      else finish(undefined, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      else if (chunks) finish(undefined, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
     const onError = (error: Error) => finish(error);
     const onClose = () =>
