@@ -1,0 +1,97 @@
+// The HTML document: a head written by hand (title, CSP-nonced config and scripts, preloads, trace meta tags), then
+// React Router's static router streamed with renderToPipeableStream into <div id="root">.
+import { Transform } from 'node:stream';
+import { renderToPipeableStream } from 'react-dom/server';
+import { createStaticRouter, type RouteObject, type StaticHandlerContext, StaticRouterProvider } from 'react-router';
+import type { ClientConfig } from '../framework/client-config.ts';
+import { titleOf } from '../framework/navigation-effects.tsx';
+import type { Assets } from './assets.ts';
+
+export interface DocumentParts {
+  context: StaticHandlerContext;
+  dataRoutes: RouteObject[];
+  nonce: string;
+  styleNonce: string;
+  assets: Assets;
+  viewModules: string[];
+  clientConfig: ClientConfig;
+  /** Sentry's <meta name="sentry-trace"> and <meta name="baggage">, so the browser continues this trace. */
+  traceMeta: string;
+  appName: string;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** JSON inside a <script> element: nothing can close the element or start a comment. */
+export const jsonForScript = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+
+function head(parts: DocumentParts): string {
+  const { assets, nonce } = parts;
+  const matches = parts.context.matches.map((m) => ({
+    handle: m.route.handle,
+    loaderData: parts.context.loaderData[m.route.id],
+  }));
+  const title = titleOf(matches as never, parts.appName);
+  const preloads = assets
+    .preloadFor(parts.viewModules)
+    .map((href) => `<link rel="modulepreload" href="${href}">`)
+    .join('');
+  const css = assets.css.map((href) => `<link rel="stylesheet" href="${href}">`).join('');
+  return (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">' +
+    `<title>${escapeHtml(title)}</title>${parts.traceMeta}${css}` +
+    `<script type="application/json" id="client-config">${jsonForScript({ ...parts.clientConfig, styleNonce: parts.styleNonce })}</script>` +
+    (assets.devHead?.(nonce) ?? '') +
+    `<script type="module" nonce="${nonce}" src="${assets.entry}"></script>${preloads}` +
+    '</head><body><div id="root">'
+  );
+}
+
+const TAIL = '</div></body></html>';
+
+export interface RenderedDocument {
+  status: number;
+  body: NodeJS.ReadableStream;
+}
+
+/**
+ * Resolves when the shell is ready (then the status can still be chosen), rejects on a shell error so the caller
+ * can render the error boundary instead. Errors after the shell are reported through `onLateError`.
+ */
+export function renderDocument(parts: DocumentParts, onLateError: (error: unknown) => void): Promise<RenderedDocument> {
+  const router = createStaticRouter(parts.dataRoutes, parts.context);
+  const documentHead = head(parts);
+  return new Promise((resolve, reject) => {
+    let shellDone = false;
+    const stream = renderToPipeableStream(
+      <StaticRouterProvider router={router} context={parts.context} nonce={parts.nonce} />,
+      {
+        nonce: parts.nonce,
+        onShellReady() {
+          shellDone = true;
+          const body = new Transform({
+            transform(chunk, _encoding, callback) {
+              callback(null, chunk);
+            },
+            flush(callback) {
+              callback(null, TAIL);
+            },
+          });
+          body.write(documentHead);
+          stream.pipe(body);
+          resolve({ status: parts.context.statusCode, body });
+        },
+        onShellError(error) {
+          reject(error);
+        },
+        onError(error) {
+          if (shellDone) onLateError(error);
+        },
+      },
+    );
+  });
+}
