@@ -1,1 +1,10 @@
+export {
+  type CaptureBehaviour,
+  type CapturedEnvelope,
+  type CaptureServer,
+  type CaptureServerOptions,
+  describe as describeEnvelope,
+  startCaptureServer,
+} from './capture-server.ts';
+export { type CapturedItem, type ParsedEnvelope, readEnvelope } from './envelope-reader.ts';
 export { runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
