@@ -25,5 +25,10 @@ if (builtAt < sources) {
   process.stdout.write(
     builtAt ? 'web: sources changed since the last build; building\n' : 'web: no build yet; building\n',
   );
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  // Always a production build, whatever NODE_ENV the caller runs under (Vitest sets "test").
+  execFileSync('npm', ['run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
 }

@@ -18,7 +18,7 @@ export function Component() {
           <NavLink to="/catalog">Catalog</NavLink>
           <NavLink to="/preferences">Preferences</NavLink>
         </nav>
-        {preferences.displayName ? <span className="greeting">Hello, {preferences.displayName}</span> : null}
+        {preferences.displayName ? <span className="greeting">{`Hello, ${preferences.displayName}`}</span> : null}
       </header>
       <main id="main" tabIndex={-1}>
         <Outlet />

@@ -1,6 +1,10 @@
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 import { CLIENT_ERROR_TEXT, digestOf, SERVER_ERROR_TEXT } from './page-data-protocol.ts';
 
+/** Error screens name the page themselves (data-page-title), as their route's own title needs data it lacks. */
+export const NOT_FOUND_TITLE = 'Page not found';
+export const ERROR_TITLE = 'Application error';
+
 /**
  * Every route's error boundary. Route error responses (404 and other 4xx) get their view; a server failure shows
  * the fixed text and its digest (the Sentry event id); anything thrown in the browser shows the client text.
@@ -17,7 +21,7 @@ export function RouteErrorBoundary() {
 
 export function NotFoundScreen() {
   return (
-    <section className="error-screen" aria-labelledby="error-title">
+    <section className="error-screen" aria-labelledby="error-title" data-page-title={NOT_FOUND_TITLE}>
       <h1 id="error-title">Page not found</h1>
       <p>There is nothing at this address. It may have moved, or the link may be wrong.</p>
       <p>
@@ -29,7 +33,7 @@ export function NotFoundScreen() {
 
 export function ServerErrorScreen({ digest }: { digest: string }) {
   return (
-    <section className="error-screen" role="alert">
+    <section className="error-screen" role="alert" data-page-title={ERROR_TITLE}>
       <h1>{SERVER_ERROR_TEXT}</h1>
       <p>
         Digest: <code data-testid="digest">{digest}</code>
@@ -40,7 +44,7 @@ export function ServerErrorScreen({ digest }: { digest: string }) {
 
 export function ClientErrorScreen() {
   return (
-    <section className="error-screen" role="alert">
+    <section className="error-screen" role="alert" data-page-title={ERROR_TITLE}>
       <h1>{CLIENT_ERROR_TEXT}</h1>
     </section>
   );

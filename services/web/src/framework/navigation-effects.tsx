@@ -30,12 +30,13 @@ export function NavigationEffects({ appName }: { appName: string }) {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per navigation, keyed by location.key
   useEffect(() => {
-    document.title = title;
+    // An error screen on the page names it (see error-screens.tsx).
+    document.title = document.querySelector('#main [data-page-title]')?.getAttribute('data-page-title') ?? title;
     if (first.current) {
       first.current = false;
       return;
     }
-    setAnnouncement(`Navigated to ${title}`);
+    setAnnouncement(`Navigated to ${document.title}`);
     // A Back/Forward keeps focus where the browser would; a new page starts at its main content, unless it has a
     // hash target (ScrollRestoration scrolls there and the browser would focus it).
     if (navigationType !== 'POP' && !location.hash) {

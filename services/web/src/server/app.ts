@@ -5,7 +5,7 @@ import { APP_NAME, routeTable, views } from '../app/route-table.ts';
 import { serverHandlers } from '../app/server-handlers.ts';
 import type { ClientConfig } from '../framework/client-config.ts';
 import { SERVER_ERROR_TEXT } from '../framework/page-data-protocol.ts';
-import { enabledRoutes, flattenRoutes } from '../framework/route-table.ts';
+import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/route-table.ts';
 import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
@@ -22,6 +22,12 @@ export interface BuildOptions {
   dev?: boolean;
   /** Lets the dev server put Vite's middleware in front of Fastify. */
   serverFactory?: FastifyServerOptions['serverFactory'];
+}
+
+/** The handlers of the enabled routes only. */
+function handlersOf(table: RouteEntry[]) {
+  const ids = new Set(flattenRoutes(table).map((entry) => entry.id));
+  return Object.fromEntries(Object.entries(serverHandlers).filter(([id]) => ids.has(id)));
 }
 
 export interface WebApp extends ServiceApp {
@@ -93,7 +99,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     diagnostics: config.diagnostics,
   };
   await app.register(pages, {
-    routes: await buildServerRoutes(table, views, serverHandlers),
+    routes: await buildServerRoutes(table, views, handlersOf(table)),
     viewModules: new Map(flattenRoutes(table).map((entry) => [entry.id, entry.view])),
     assets: options.assets,
     clientConfig,

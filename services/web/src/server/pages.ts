@@ -44,7 +44,8 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
   const handler = createStaticHandler(options.routes);
   const rootId = handler.dataRoutes[0]?.id ?? 'root';
 
-  // Actions take url-encoded or multipart forms; the body stays a buffer and becomes the Request's body.
+  // Actions take url-encoded or multipart forms (anything else is 415); the body stays a buffer for the Request.
+  app.removeAllContentTypeParsers();
   for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data']) {
     app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: ACTION_BODY_LIMIT }, (_req, body, done) =>
       done(null, body),

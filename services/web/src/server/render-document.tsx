@@ -2,8 +2,15 @@
 // React Router's static router streamed with renderToPipeableStream into <div id="root">.
 import { Transform } from 'node:stream';
 import { renderToPipeableStream } from 'react-dom/server';
-import { createStaticRouter, type RouteObject, type StaticHandlerContext, StaticRouterProvider } from 'react-router';
+import {
+  createStaticRouter,
+  isRouteErrorResponse,
+  type RouteObject,
+  type StaticHandlerContext,
+  StaticRouterProvider,
+} from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
+import { ERROR_TITLE, NOT_FOUND_TITLE } from '../framework/error-screens.tsx';
 import { titleOf } from '../framework/navigation-effects.tsx';
 import type { Assets } from './assets.ts';
 
@@ -34,7 +41,13 @@ function head(parts: DocumentParts): string {
     handle: m.route.handle,
     loaderData: parts.context.loaderData[m.route.id],
   }));
-  const title = titleOf(matches as never, parts.appName);
+  const errors = Object.values(parts.context.errors ?? {});
+  const title =
+    errors.length === 0
+      ? titleOf(matches as never, parts.appName)
+      : errors.some((e) => isRouteErrorResponse(e) && e.status === 404)
+        ? NOT_FOUND_TITLE
+        : ERROR_TITLE;
   const preloads = assets
     .preloadFor(parts.viewModules)
     .map((href) => `<link rel="modulepreload" href="${href}">`)
