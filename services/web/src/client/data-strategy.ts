@@ -1,6 +1,13 @@
 // React Router's dataStrategy: one page-data request per navigation (all loaders that must run, in one GET of the
 // target URL), or the action's POST to the current URL; a fresh prefetch is used without a request.
-import { type DataStrategyFunction, type DataStrategyResult, redirect, redirectDocument, replace } from 'react-router';
+import {
+  type DataStrategyFunction,
+  type DataStrategyResult,
+  redirect,
+  redirectDocument,
+  replace,
+  data as routerData,
+} from 'react-router';
 import { type PageData, reviveRouteError } from '../framework/page-data-protocol.ts';
 import { hardNavigate } from './hard-navigate.ts';
 import { fetchPageData, PageDataUnavailable } from './page-data-client.ts';
@@ -49,8 +56,9 @@ export function createDataStrategy(prefetched: PrefetchSource): DataStrategyFunc
           }
           const error = data.errors?.[match.route.id];
           if (error) throw reviveRouteError(error);
-          const value = isAction ? data.actionData?.[match.route.id] : data.loaderData[match.route.id];
-          return value ?? null;
+          if (!isAction) return data.loaderData[match.route.id] ?? null;
+          // The status tells the router not to revalidate after a rejected submission (4xx).
+          return routerData(data.actionData?.[match.route.id] ?? null, { status: data.status });
         });
       }),
     );

@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import { useLoaderData } from 'react-router';
+import { Link, useLoaderData } from 'react-router';
 import type { DiagnosticsData } from './diagnostics.server.ts';
+import { FAILURES } from './failures.ts';
 
 export function Component() {
   const { failure } = useLoaderData() as DiagnosticsData;
@@ -11,6 +12,21 @@ export function Component() {
   return (
     <>
       <h1>Diagnostics: {failure}</h1>
+      <nav aria-label="Diagnostics">
+        <ul>
+          {FAILURES.map((f) => (
+            <li key={f}>
+              <Link to={`/diagnostics/${f}`}>{f}</Link>
+            </li>
+          ))}
+          <li>
+            <Link to="/catalog/old-amber-lamp">a moved page</Link>
+          </li>
+          <li>
+            <Link to="/catalog/no-such-item">a missing item</Link>
+          </li>
+        </ul>
+      </nav>
       {failure === 'client-error' ? (
         <button type="button" onClick={() => setExplode(true)}>
           Throw in the browser

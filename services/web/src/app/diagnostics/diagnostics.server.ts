@@ -1,9 +1,7 @@
 import type { LoaderFunctionArgs } from 'react-router';
 import { notFound } from '../signals.ts';
 
-/** The deliberate failures (only routed when DIAGNOSTICS=1). */
-export const FAILURES = ['server-error', 'render-error', 'client-error', 'ignored-error'] as const;
-export type Failure = (typeof FAILURES)[number];
+import { FAILURES, type Failure } from './failures.ts';
 
 export interface DiagnosticsData {
   failure: Failure;
