@@ -2,6 +2,13 @@
 // One browser and one web process for the file; each test gets a fresh page.
 import type { ServiceProcess } from '@app/test-kit';
 import type { Browser, Page, Request } from 'playwright-core';
+
+declare global {
+  interface Window {
+    __appDiagnostics?: { prefetchCacheSize(): number };
+  }
+}
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAxe } from '../support/axe.ts';
 import { launchChromium, screenshot, waitForHydration, watchConsole } from '../support/browser.ts';
@@ -213,5 +220,98 @@ describe('forms', () => {
     await plain.click('text=Catalog');
     expect(await plain.textContent('h1')).toBe('Catalog');
     await context.close();
+  });
+});
+
+describe('prefetch', () => {
+  const dataRequestsTo = (path: string) => pageDataRequests.filter((r) => new URL(r.url()).pathname === path).length;
+
+  it('prefetches on hover and then navigates with no request, fast', async () => {
+    await open('/catalog');
+    const prefetched = page.waitForResponse((r) => r.url().endsWith('/catalog/ember-lamp'));
+    await page.hover('a[href="/catalog/ember-lamp"]');
+    await prefetched;
+    await page.waitForLoadState('networkidle');
+    expect(dataRequestsTo('/catalog/ember-lamp')).toBe(1);
+    const elapsed = await page.evaluate(async () => {
+      const main = document.getElementById('main') as HTMLElement;
+      const link = document.querySelector<HTMLAnchorElement>('a[href="/catalog/ember-lamp"]') as HTMLAnchorElement;
+      const started = performance.now();
+      const shown = new Promise<void>((resolve) => {
+        const observer = new MutationObserver(() => {
+          if (main.querySelector('h1')?.textContent === 'Ember Lamp') {
+            observer.disconnect();
+            resolve();
+          }
+        });
+        observer.observe(main, { subtree: true, childList: true, characterData: true });
+      });
+      link.click();
+      await shown;
+      return performance.now() - started;
+    });
+    expect(dataRequestsTo('/catalog/ember-lamp')).toBe(1);
+    console.log(`navigation to a prefetched page: ${elapsed.toFixed(1)} ms, 0 requests`);
+    expect(elapsed).toBeLessThan(50);
+  });
+
+  it('keeps at most 5 prefetches in flight', async () => {
+    await open('/catalog?limit=50');
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let handled = 0;
+    await page.route(
+      (url) => url.pathname.startsWith('/catalog/'),
+      async (route) => {
+        if (route.request().headers()['x-page-data'] !== '1') return route.continue();
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 300));
+        inFlight--;
+        handled++;
+        return route.continue();
+      },
+    );
+    await page.evaluate(() => {
+      for (const link of [...document.querySelectorAll<HTMLAnchorElement>('.catalog-list a')].slice(0, 12))
+        link.focus();
+    });
+    await expect.poll(() => handled, { timeout: 10_000 }).toBe(12);
+    expect(maxInFlight).toBe(5);
+  });
+
+  it('uses a fresh entry, refetches a stale one after 30 s, and evicts it after 5 minutes', async () => {
+    page = await browser.newPage();
+    consoleSeen = watchConsole(page);
+    pageDataRequests = [];
+    page.on('request', (request) => {
+      if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
+    });
+    await page.clock.install();
+    await page.goto(`${web.url}/catalog`);
+    await waitForHydration(page);
+    const cacheSize = () => page.evaluate(() => window.__appDiagnostics?.prefetchCacheSize());
+
+    // Fresh: prefetched, then the navigation makes no request.
+    await page.focus('a[href="/catalog/fjord-lamp"]');
+    await expect.poll(() => dataRequestsTo('/catalog/fjord-lamp')).toBe(1);
+    await page.click('a[href="/catalog/fjord-lamp"]');
+    await expect.poll(() => page.textContent('h1')).toBe('Fjord Lamp');
+    expect(dataRequestsTo('/catalog/fjord-lamp')).toBe(1);
+
+    // Stale after 30 s: the navigation asks again.
+    await page.goBack();
+    await expect.poll(() => page.textContent('h1')).toBe('Catalog');
+    await page.focus('a[href="/catalog/granite-lamp"]');
+    await expect.poll(() => dataRequestsTo('/catalog/granite-lamp')).toBe(1);
+    await page.clock.fastForward('00:31');
+    await page.click('a[href="/catalog/granite-lamp"]');
+    await expect.poll(() => page.textContent('h1')).toBe('Granite Lamp');
+    expect(dataRequestsTo('/catalog/granite-lamp')).toBe(2);
+    expect(await cacheSize()).toBeGreaterThanOrEqual(1);
+
+    // Expired after 5 minutes: evicted.
+    await page.clock.fastForward('05:00');
+    expect(await cacheSize()).toBe(0);
   });
 });

@@ -19,6 +19,8 @@ declare global {
   interface Window {
     /** Set once the app is hydrated (tests use it to tell client navigations from full page loads). */
     __appHydrated?: boolean;
+    /** Only with DIAGNOSTICS=1: what the end-to-end tests inspect. */
+    __appDiagnostics?: { prefetchCacheSize(): number };
   }
 }
 
@@ -96,6 +98,7 @@ async function start(): Promise<void> {
     },
   );
   prefetcher.start(router);
+  if (config.diagnostics) window.__appDiagnostics = { prefetchCacheSize: () => prefetcher.size };
 }
 
 void start();

@@ -11,6 +11,8 @@ import { fetchPageData } from './page-data-client.ts';
 import { createPrefetchCache, createTaskQueue } from './prefetch-cache.ts';
 
 export interface Prefetcher extends PrefetchSource {
+  /** Entries held (fresh or stale); for the diagnostics hook the end-to-end tests read. */
+  readonly size: number;
   prefetch(href: string): void;
   /** Starts listening to the document (after hydration). */
   start(router: DataRouter): void;
@@ -100,5 +102,8 @@ export function createPrefetcher(options: {
     start,
     takeFresh: (url, ids) => cache.takeFresh(new URL(url).href, ids),
     clear: () => cache.clear(),
+    get size() {
+      return cache.sweep();
+    },
   };
 }
