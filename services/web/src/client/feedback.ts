@@ -5,7 +5,7 @@ export const FEEDBACK_LABELS = {
   triggerLabel: 'Feedback',
   triggerAriaLabel: 'Send feedback',
   formTitle: 'Send feedback',
-  submitButtonLabel: 'Send feedback',
+  submitButtonLabel: 'Send',
   messagePlaceholder: 'What happened? What did you expect?',
   successMessageText: 'Thank you for your feedback!',
 };
