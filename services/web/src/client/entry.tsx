@@ -25,7 +25,6 @@ declare global {
 }
 
 const config = readClientConfig(document);
-initSentry(config.sentry);
 
 const table = enabledRoutes(routeTable, config.diagnostics);
 const entries = new Map(flattenRoutes(table).map((entry) => [entry.id, entry]));
@@ -64,9 +63,18 @@ function reportReactError(error: unknown, info: { componentStack?: string | unde
   captureReactError(error, { componentStack: info.componentStack ?? null });
 }
 
+/** Resolves after the browser has painted the server's HTML: nothing of ours delays first paint. */
+const afterFirstPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
 async function start(): Promise<void> {
+  // Routes' code starts loading at once (it is preloaded anyway); Sentry and hydration wait for the first paint.
+  // The pageload transaction still starts at navigation start (the SDK reads the performance timeline).
+  const routesReady = resolveInitialRoutes(routes);
+  routesReady.catch(() => {}); // handled below, after the paint
+  await afterFirstPaint();
+  initSentry(config.sentry);
   try {
-    await resolveInitialRoutes(routes);
+    await routesReady;
   } catch (error) {
     // Never reload here (that could loop): the server-rendered page keeps working with plain links and forms.
     console.warn('[router] route code did not load; the page stays server-rendered', error);
