@@ -14,6 +14,10 @@ Sentry.init({
   ignoreErrors,
   integrations: [
     Sentry.httpIntegration({
+      // Release health comes from the browser's page sessions; per-request server sessions would cost every request.
+      sessions: false,
+      // Form posts may hold personal data; never attach request bodies to events.
+      maxRequestBodySize: 'none',
       // Probes, metrics, static files and the telemetry tunnel itself are not worth a trace.
       ignoreIncomingRequests: (path) =>
         path === '/healthz' ||
