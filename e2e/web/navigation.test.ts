@@ -318,3 +318,18 @@ describe('prefetch', () => {
     expect(await cacheSize()).toBe(0);
   });
 });
+
+describe('caching', () => {
+  it('caches hashed assets for a year and never the HTML', async () => {
+    const html = await fetch(`${web.url}/catalog`);
+    expect(html.headers.get('cache-control')).toBe('no-store');
+    const entry = /<script type="module" nonce="[^"]+" src="([^"]+)"/.exec(await html.text())?.[1];
+    expect(entry).toMatch(/^\/assets\/entry-[\w-]+\.js$/);
+    const asset = await fetch(`${web.url}${entry}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const missing = await fetch(`${web.url}/assets/nope-123.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).not.toContain('text/html');
+  });
+});

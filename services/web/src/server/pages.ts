@@ -123,7 +123,7 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
         errors,
       });
     }
-    return sendDocument(req, reply, result, handler.dataRoutes, rootId);
+    return sendDocument(req, reply, result, handler.dataRoutes, rootId, abort.signal);
   };
 
   const sendDocument = async (
@@ -132,6 +132,7 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
     context: StaticHandlerContext,
     dataRoutes: RouteObject[],
     rootId: string,
+    signal: AbortSignal,
   ) => {
     const parts = {
       dataRoutes,
@@ -148,7 +149,7 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
     const onLateError = (error: unknown) => req.log.error({ err: error }, 'render failed after the shell was sent');
     let rendered: Awaited<ReturnType<typeof renderDocument>>;
     try {
-      rendered = await renderDocument({ ...parts, context, viewModules: viewsOf(context) }, onLateError);
+      rendered = await renderDocument({ ...parts, context, viewModules: viewsOf(context) }, onLateError, signal);
     } catch (error) {
       // React runs no error boundary on the server: render again with the error at the deepest boundary reached.
       const digest = reportFailure(req, error, 'render');
@@ -158,7 +159,7 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
         statusCode: 500,
         errors: { [boundary]: serverFailure(digest) },
       };
-      rendered = await renderDocument({ ...parts, context: failed, viewModules: viewsOf(failed) }, onLateError);
+      rendered = await renderDocument({ ...parts, context: failed, viewModules: viewsOf(failed) }, onLateError, signal);
     }
     options.metrics.ssrRender.observe(performance.now() / 1000 - started / 1000);
     return reply.code(rendered.status).type('text/html; charset=utf-8').send(rendered.body);

@@ -75,7 +75,14 @@ export interface RenderedDocument {
  * Resolves when the shell is ready (then the status can still be chosen), rejects on a shell error so the caller
  * can render the error boundary instead. Errors after the shell are reported through `onLateError`.
  */
-export function renderDocument(parts: DocumentParts, onLateError: (error: unknown) => void): Promise<RenderedDocument> {
+/** A render still streaming after this is cut off (the shell is long sent; React finishes on the client). */
+export const RENDER_TIMEOUT_MS = 10_000;
+
+export function renderDocument(
+  parts: DocumentParts,
+  onLateError: (error: unknown) => void,
+  signal?: AbortSignal,
+): Promise<RenderedDocument> {
   const router = createStaticRouter(parts.dataRoutes, parts.context);
   const documentHead = head(parts);
   return new Promise((resolve, reject) => {
@@ -96,6 +103,10 @@ export function renderDocument(parts: DocumentParts, onLateError: (error: unknow
           });
           body.write(documentHead);
           stream.pipe(body);
+          // Stop rendering for a client that went away, or after the time limit.
+          const timer = setTimeout(() => stream.abort(new Error('render timed out')), RENDER_TIMEOUT_MS);
+          body.on('close', () => clearTimeout(timer));
+          signal?.addEventListener('abort', () => stream.abort(signal.reason), { once: true });
           resolve({ status: parts.context.statusCode, body });
         },
         onShellError(error) {
