@@ -66,6 +66,32 @@ function head(parts: DocumentParts): string {
 
 const TAIL = '</div></body></html>';
 
+/**
+ * What React pipes into: its many small writes of one flush are held and passed on as one chunk when React calls
+ * flush() (it does after each batch), so the socket sees one write per batch instead of one per 2 KB piece.
+ * The document's tail is appended when React ends the stream.
+ */
+function coalescingBody(tail: string): Transform & { flush(): void } {
+  let held: Buffer[] = [];
+  const release = (stream: Transform) => {
+    if (held.length === 0) return;
+    stream.push(held.length === 1 ? held[0] : Buffer.concat(held));
+    held = [];
+  };
+  const body = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      held.push(chunk);
+      callback();
+    },
+    flush(callback) {
+      held.push(Buffer.from(tail));
+      release(this);
+      callback();
+    },
+  });
+  return Object.assign(body, { flush: () => release(body) });
+}
+
 export interface RenderedDocument {
   status: number;
   body: NodeJS.ReadableStream;
@@ -93,15 +119,8 @@ export function renderDocument(
         nonce: parts.nonce,
         onShellReady() {
           shellDone = true;
-          const body = new Transform({
-            transform(chunk, _encoding, callback) {
-              callback(null, chunk);
-            },
-            flush(callback) {
-              callback(null, TAIL);
-            },
-          });
-          body.write(documentHead);
+          const body = coalescingBody(TAIL);
+          body.write(Buffer.from(documentHead));
           stream.pipe(body);
           // Stop rendering for a client that went away, or after the time limit.
           const timer = setTimeout(() => stream.abort(new Error('render timed out')), RENDER_TIMEOUT_MS);
