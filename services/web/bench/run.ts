@@ -75,13 +75,20 @@ async function startPinned(
   });
 }
 
-function wrk(target: Target): { rps: number; p99Ms: number } {
+/** Runs wrk without blocking this process, which meanwhile drains the servers' logs and runs the capture server. */
+async function wrk(target: Target): Promise<{ rps: number; p99Ms: number }> {
   const headers = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const out = execFileSync(
+  const child = spawn(
     'taskset',
     ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...headers, target.url],
-    { encoding: 'utf8' },
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`wrk exited ${code} for ${target.name}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
   const factor = { us: 0.001, ms: 1, s: 1000 }[(p99?.[2] ?? 'ms') as 'us' | 'ms' | 's'];
@@ -117,10 +124,10 @@ async function main(): Promise<void> {
   ];
   const results = new Map<string, Array<{ rps: number; p99Ms: number }>>();
   try {
-    for (const target of targets) wrk({ ...target }); // warm-up (JIT), not recorded
+    for (const target of targets) await wrk(target); // warm-up (JIT), not recorded
     for (let round = 1; round <= ROUNDS; round++) {
       for (const target of targets) {
-        const result = wrk(target);
+        const result = await wrk(target);
         results.set(target.name, [...(results.get(target.name) ?? []), result]);
         console.log(
           `round ${round} ${target.name.padEnd(30)} ${result.rps.toFixed(0).padStart(6)} req/s  p99 ${result.p99Ms.toFixed(1)} ms`,

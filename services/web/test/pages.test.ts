@@ -56,6 +56,21 @@ describe('documents and page data from one URL', () => {
   });
 });
 
+describe('odd requests', () => {
+  it('keeps a path that looks like another host on this host', async () => {
+    const res = await app.inject({ url: '//evil.example/catalog', headers: pageData('catalog-list') });
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = res.json();
+    if (body.kind === 'redirect') expect(body.location).toBe('/evil.example/catalog');
+    else expect(body.status).toBe(404);
+  });
+
+  it('answers a malformed Host header with 400', async () => {
+    const res = await app.inject({ url: '/catalog', headers: { host: 'exa mple' } });
+    expect(res.statusCode).toBe(400);
+  });
+});
+
 describe('signals', () => {
   it('redirects a moved page: 301 for documents, a redirect signal in page data', async () => {
     const doc = await app.inject({ url: '/catalog/old-amber-lamp' });

@@ -73,7 +73,10 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const request = new Request(new URL(req.url, `${req.protocol}://${req.host}`), {
+    // Concatenated, not resolved: a path such as //other.example/x stays a path on this host.
+    const url = URL.parse(`${req.protocol}://${req.host}${req.url}`);
+    if (!url) return reply.code(400).type('text/plain; charset=utf-8').send('invalid Host header or URL');
+    const request = new Request(url, {
       method: req.method,
       headers: toHeaders(req.headers),
       signal: abort.signal,
@@ -88,7 +91,7 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
     });
 
     if (result instanceof Response) {
-      const pattern = patternOf(matchRoutes(handler.dataRoutes, new URL(request.url).pathname) ?? []);
+      const pattern = patternOf(matchRoutes(handler.dataRoutes, url.pathname) ?? []);
       setMetricsRoute(req, pattern);
       options.metrics.pageRequests.inc({ kind, outcome: 'redirect' });
       return sendRedirect(reply, result, isPageData, isPost);
@@ -102,7 +105,8 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
       return sendPageData(reply, {
         kind: 'redirect',
         status: 302,
-        location: req.url,
+        // Never "//host/...": the browser would leave for another site.
+        location: `/${url.pathname.replace(/^\/+/, '')}${url.search}`,
         replace: true,
         reloadDocument: true,
       });
