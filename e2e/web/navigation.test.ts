@@ -193,6 +193,26 @@ describe('fallbacks to a full page load', () => {
   });
 });
 
+describe('initial load without route code', () => {
+  it('keeps the server-rendered page (no reload loop) when its own code cannot load', async () => {
+    page = await browser.newPage();
+    consoleSeen = watchConsole(page);
+    let documents = 0;
+    page.on('request', (request) => {
+      if (request.resourceType() === 'document') documents++;
+    });
+    await page.route(/\/assets\/item-view-[\w-]+\.js$/, (route) => route.abort());
+    await page.goto(`${web.url}/catalog/amber-lamp`);
+    await page.waitForTimeout(1_500);
+    expect(documents).toBe(1);
+    expect(await page.textContent('h1')).toBe('Amber Lamp');
+    expect(await page.evaluate(() => (window as { __appHydrated?: boolean }).__appHydrated)).toBeUndefined();
+    // Plain links still work: a full page load.
+    await page.click('text=Back to the catalog');
+    await expect.poll(() => page.textContent('h1')).toBe('Catalog');
+  });
+});
+
 describe('forms', () => {
   it('validates and saves preferences through page data', async () => {
     await open('/preferences');
@@ -256,6 +276,23 @@ describe('prefetch', () => {
     expect(dataRequestsTo('/catalog/ember-lamp')).toBe(1);
     console.log(`navigation to a prefetched page: ${elapsed.toFixed(1)} ms, 0 requests`);
     expect(elapsed).toBeLessThan(50);
+  });
+
+  it('prefetches nothing when the user asked to save data', async () => {
+    page = await browser.newPage();
+    pageDataRequests = [];
+    page.on('request', (request) => {
+      if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
+    });
+    await page.addInitScript(() => {
+      Object.defineProperty(navigator, 'connection', { value: { saveData: true }, configurable: true });
+    });
+    await page.goto(`${web.url}/catalog`);
+    await waitForHydration(page);
+    await page.hover('a[href="/catalog/ember-lamp"]');
+    await page.focus('a[href="/catalog/dune-lamp"]');
+    await page.waitForTimeout(500);
+    expect(pageDataRequests).toHaveLength(0);
   });
 
   it('keeps at most 5 prefetches in flight', async () => {

@@ -68,6 +68,8 @@ describe('telemetry through the tunnel', () => {
     expect(transaction.contexts.trace.trace_id).toBe(serverTrace?.split('-')[0]);
     expect(transaction.release).toBe('web@e2e');
     expect(transaction.environment).toBe('e2e');
+    // Release health: the page's session arrives too.
+    await capture.waitFor((e) => viaTunnel(e) && e.items.some((item) => item.type === 'session'), 20_000);
     expect(seen.errors).toEqual([]);
     await page.close();
   });
@@ -100,7 +102,21 @@ describe('telemetry through the tunnel', () => {
     const envelope = await capture.waitFor((e) => itemOf(e, 'event')?.event_id === digest, 20_000);
     expect(exceptionValue(itemOf(envelope, 'event'))).toContain('diagnostics: loader failure');
     expect(web.logs.some((line) => line.digest === digest && typeof line.requestId === 'string')).toBe(true);
+    // Captured once: no second event for the same failure from Fastify's instrumentation.
+    await page.waitForTimeout(1_000);
+    const sameFailure = capture
+      .items('event')
+      .filter((item) => item.json && (item.json as { event_id?: string }).event_id !== undefined)
+      .filter((item) => exceptionValue(item.json as Record<string, unknown>).includes('loader failure'));
+    expect(sameFailure).toHaveLength(1);
     await page.close();
+  });
+
+  it('continues an incoming trace on the server', async () => {
+    const traceId = '0123456789abcdef0123456789abcdef';
+    const res = await fetch(`${web.url}/catalog`, { headers: { 'sentry-trace': `${traceId}-0123456789abcdef-1` } });
+    const html = await res.text();
+    expect(html).toMatch(new RegExp(`<meta name="sentry-trace" content="${traceId}-[0-9a-f]{16}-1"/>`));
   });
 });
 
