@@ -38,6 +38,7 @@ export async function measureBrowser(loads = 5): Promise<Record<string, string>>
         const hydrated: number[] = [];
         const paint: number[] = [];
         const clientWork: number[] = [];
+        const sentryInit: number[] = [];
         await page.goto(`${web.url}/catalog`); // warm the HTTP cache
         for (let i = 0; i < loads; i++) {
           await page.goto(`${web.url}/catalog`);
@@ -49,6 +50,11 @@ export async function measureBrowser(loads = 5): Promise<Record<string, string>>
               Number.NaN,
           ]);
           clientWork.push((h ?? Number.NaN) - (responseEnd ?? Number.NaN));
+          sentryInit.push(
+            await page.evaluate(
+              () => performance.getEntriesByName('app:sentry-init', 'measure')[0]?.duration ?? Number.NaN,
+            ),
+          );
           hydrated.push(h ?? Number.NaN);
           paint.push(p ?? Number.NaN);
         }
@@ -56,6 +62,7 @@ export async function measureBrowser(loads = 5): Promise<Record<string, string>>
         out[`hydrated (${label})`] = `${median(hydrated).toFixed(0)} ms`;
         out[`first contentful paint (${label})`] = `${median(paint).toFixed(0)} ms`;
         out[`HTML received → hydrated (${label})`] = `${median(clientWork).toFixed(0)} ms`;
+        if (sentry) out['Sentry.init (before the router, after first paint)'] = `${median(sentryInit).toFixed(1)} ms`;
         if (sentry) {
           const times: number[] = [];
           for (let i = 0; i < loads; i++) {

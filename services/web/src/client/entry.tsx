@@ -72,7 +72,9 @@ async function start(): Promise<void> {
   const routesReady = resolveInitialRoutes(routes);
   routesReady.catch(() => {}); // handled below, after the paint
   await afterFirstPaint();
+  performance.mark('app:sentry-init');
   initSentry(config.sentry);
+  performance.measure('app:sentry-init', 'app:sentry-init');
   try {
     await routesReady;
   } catch (error) {
