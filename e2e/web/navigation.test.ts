@@ -278,6 +278,18 @@ describe('prefetch', () => {
     expect(elapsed).toBeLessThan(50);
   });
 
+  it('prefetches a link marked data-prefetch="viewport" once it scrolls into view', async () => {
+    await open('/catalog');
+    const nextPage = () => pageDataRequests.filter((r) => new URL(r.url()).search === '?page=2').length;
+    await page.waitForTimeout(300);
+    expect(nextPage()).toBe(0);
+    await page.locator('a[rel="next"]').scrollIntoViewIfNeeded();
+    await expect.poll(nextPage).toBe(1);
+    await page.click('a[rel="next"]');
+    await expect.poll(() => page.textContent('main p[aria-live]')).toContain('page 2 of');
+    expect(nextPage()).toBe(1);
+  });
+
   it('prefetches nothing when the user asked to save data', async () => {
     page = await browser.newPage();
     pageDataRequests = [];
