@@ -54,7 +54,10 @@ async function startPinned(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')} did not start`));
+    }, 20_000);
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk.toString();
