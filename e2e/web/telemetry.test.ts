@@ -101,7 +101,13 @@ describe('telemetry through the tunnel', () => {
     expect(digest).toMatch(/^[0-9a-f]{32}$/);
     const envelope = await capture.waitFor((e) => itemOf(e, 'event')?.event_id === digest, 20_000);
     expect(exceptionValue(itemOf(envelope, 'event'))).toContain('diagnostics: loader failure');
-    expect(web.logs.some((line) => line.digest === digest && typeof line.requestId === 'string')).toBe(true);
+    const failure = web.logs.find((line) => line.digest === digest && typeof line.requestId === 'string');
+    expect(failure).toBeDefined();
+    // The request's log lines carry its trace id, and its own line is written whatever the log sampling.
+    expect(failure?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    await expect
+      .poll(() => web.logs.find((line) => line.msg === 'request completed' && line.requestId === failure?.requestId))
+      .toMatchObject({ res: { statusCode: 500 }, traceId: failure?.traceId });
     // Captured once: no second event for the same failure from Fastify's instrumentation.
     await page.waitForTimeout(1_000);
     const sameFailure = capture

@@ -11,6 +11,7 @@ import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
 import { pages } from './pages.ts';
+import { logRequests } from './request-log.ts';
 import { registerSecurityHeaders } from './security.ts';
 import { staticAssets } from './static-assets.ts';
 import { tunnelProxy } from './tunnel-proxy.ts';
@@ -39,20 +40,24 @@ export interface WebApp extends ServiceApp {
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
 export async function buildApp(config: Config, options: BuildOptions): Promise<WebApp> {
   const service = await createServiceApp('web', config.server, {
+    // Replaced by logRequests below: one sampled line per request, every failure logged.
+    skipRequestLog: () => true,
     fastify: {
       // Page URLs are the router's business, however long their segments.
       routerOptions: { maxParamLength: 2048 },
+      // Log lines of a request carry its trace id, so logs and Sentry traces can be joined. Bound when Fastify makes
+      // the request's logger (inside the request's Sentry span), rather than by a second child logger per request.
+      childLoggerFactory: (logger, bindings, childOptions) => {
+        const traceId = Sentry.getActiveSpan()?.spanContext().traceId;
+        return logger.child(traceId ? { ...bindings, traceId } : bindings, childOptions);
+      },
       ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
     },
   });
   const { app } = service;
   const metrics = createMetrics();
   recordRequests(app, metrics);
-  // Log lines of a request carry its trace id, so logs and Sentry traces can be joined.
-  app.addHook('onRequest', async (req) => {
-    const traceId = Sentry.getActiveSpan()?.spanContext().traceId;
-    if (traceId) req.log = req.log.child({ traceId });
-  });
+  logRequests(app, { sampleEvery: config.logSampleEvery });
 
   // Failures outside the page handler (a bug in this service): the same screen and digest, nothing internal.
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {

@@ -19,6 +19,8 @@ export interface Config {
   diagnostics: boolean;
   /** Serve /metrics on this port instead of the main one; undefined = main port. */
   metricsPort: number | undefined;
+  /** Log one successful request in this many (every response with status >= 400 is logged). */
+  logSampleEvery: number;
 }
 
 export function loadConfig(env: Env): Config {
@@ -74,6 +76,7 @@ export function loadConfig(env: Env): Config {
     allowedOrigins,
     diagnostics: reader.boolean('DIAGNOSTICS', false),
     metricsPort,
+    logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 100, { min: 1, max: 1_000_000 }),
   };
   reader.done();
   return config;
