@@ -2,7 +2,7 @@ import type { Reporter, TestModule } from 'vitest/node';
 
 /**
  * Ends the output with the plain line "N passed, N failed[, N skipped]", so any log (CI's included) shows the count
- * whatever reporter ran before it. Files that failed to load count as failed.
+ * whatever reporter ran before it. A file that failed outside its tests counts as one failure.
  */
 export default class CountReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
@@ -10,15 +10,17 @@ export default class CountReporter implements Reporter {
     let failed = unhandledErrors.length;
     let skipped = 0;
     for (const module of testModules) {
-      let cases = 0;
+      let failedHere = 0;
       for (const test of module.children.allTests()) {
-        cases++;
         const { state } = test.result();
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed') failedHere++;
         else skipped++;
       }
-      if (cases === 0 && module.state() === 'failed') failed++;
+      // A file that failed without a failing test (it did not load, or a beforeAll/afterAll hook threw and its
+      // tests were skipped) is a failure too, or the count would read green.
+      if (failedHere === 0 && module.state() === 'failed') failedHere = 1;
+      failed += failedHere;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`);
   }

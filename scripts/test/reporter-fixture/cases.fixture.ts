@@ -1,0 +1,5 @@
+import { expect, it } from 'vitest';
+
+it('passes', () => expect(1).toBe(1));
+it('fails', () => expect(1).toBe(2));
+it.skip('is skipped', () => {});

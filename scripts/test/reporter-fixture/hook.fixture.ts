@@ -1,0 +1,6 @@
+import { beforeAll, it } from 'vitest';
+
+beforeAll(() => {
+  throw new Error('setup failed');
+});
+it('never runs', () => {});
