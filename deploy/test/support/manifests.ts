@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { parseAllDocuments } from 'yaml';
 
 const run = promisify(execFile);
@@ -13,14 +14,17 @@ export const k8sDir = fileURLToPath(new URL('../../k8s/', import.meta.url));
 export const overlays = ['dev', 'prod'] as const;
 export type Overlay = (typeof overlays)[number];
 
-/** A rendered Kubernetes object, loosely typed: tests read fields by path. */
-// biome-ignore lint/suspicious/noExplicitAny: manifests are arbitrary YAML; the validators below give them types.
-export type K8sObject = {
+/** A rendered Kubernetes object; `ofKind` gives it its kubernetes-types type once the kind is known. */
+export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; [k: string]: any };
-  [k: string]: any;
-};
+  metadata: ObjectMeta & { name: string };
+  [field: string]: unknown;
+}
+
+export function ofKind<T>(objects: K8sObject[], kind: string): (T & K8sObject)[] {
+  return objects.filter((o) => o.kind === kind) as (T & K8sObject)[];
+}
 
 export async function kustomize(path: string): Promise<string> {
   const kubectl = process.env.KUBECTL ?? 'kubectl';
