@@ -1,0 +1,164 @@
+// Helpers for the container suites (e2e/containers): build the images from their Dockerfiles once per run, run them
+// hardened as in production, and run the capture upstream in a container of our base image.
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { GenericContainer, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
+
+const run = promisify(execFile);
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export type ImageName = 'web' | 'telemetry-relay' | 'telemetry-viewer';
+const dockerfiles: Record<ImageName, string> = {
+  web: 'services/web/Dockerfile',
+  'telemetry-relay': 'services/telemetry-relay/Dockerfile',
+  'telemetry-viewer': 'deploy/viewer/Dockerfile',
+};
+/** The tag the suites (and the compose smoke test, via IMAGE_TAG) use. */
+export const E2E_TAG = 'e2e';
+export const imageRef = (name: ImageName) => `ssr-telemetry/${name}:${E2E_TAG}`;
+
+/** Runs the docker CLI; throws with its output on failure. */
+export async function docker(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<string> {
+  try {
+    const { stdout } = await run('docker', args, {
+      cwd: options.cwd ?? repoRoot,
+      env: options.env ?? process.env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout.trim();
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`docker ${args.join(' ')} failed:\n${stdout}${stderr}`);
+  }
+}
+
+/**
+ * npm inside a build stage needs the CA bundle of the TLS-intercepting proxy some machines sit behind (CI's does).
+ * The Dockerfiles pick up ./ci-ca.pem when it exists (gitignored, build stages only); provide it from the system
+ * bundle, which also holds the public roots, so it is harmless where there is no proxy.
+ */
+function ensureBuildCa(): void {
+  const target = `${repoRoot}ci-ca.pem`;
+  const system = process.env.BUILD_CA_BUNDLE ?? '/etc/ssl/certs/ca-certificates.crt';
+  if (!existsSync(target) && existsSync(system)) copyFileSync(system, target);
+}
+
+/**
+ * Builds an image from its Dockerfile (legacy builder: works on Docker 20.10 without buildx). Docker's layer cache
+ * makes a second build in the same run (another suite file) a cache hit of about a second, so each suite just asks.
+ */
+export async function buildImage(name: ImageName): Promise<string> {
+  ensureBuildCa();
+  const started = Date.now();
+  await docker(
+    ['build', '-q', '-f', dockerfiles[name], '--build-arg', `RELEASE=${E2E_TAG}`, '-t', imageRef(name), '.'],
+    {
+      env: { ...process.env, DOCKER_BUILDKIT: '0' },
+    },
+  );
+  const size = Number(await docker(['image', 'inspect', '-f', '{{.Size}}', imageRef(name)]));
+  process.stdout.write(`image ${imageRef(name)}: ${(size / 1e6).toFixed(0)} MB, built in ${Date.now() - started} ms\n`);
+  return imageRef(name);
+}
+
+/** A container run as in production: read-only root filesystem, writable /tmp only, no capabilities. */
+export class HardenedContainer extends GenericContainer {
+  constructor(image: string) {
+    super(image);
+    this.hostConfig.ReadonlyRootfs = true;
+    this.withTmpFs({ '/tmp': 'rw,size=64m' }).withDroppedCapabilities('ALL').withSecurityOpt('no-new-privileges:true');
+  }
+}
+
+/** What the capture server's control API reports for one envelope. */
+export interface CapturedEnvelopeView {
+  projectId: string;
+  header: Record<string, unknown>;
+  requestHeaders: Record<string, string | string[] | undefined>;
+  items: { type: string; header: Record<string, unknown>; json?: unknown; text?: string }[];
+}
+
+export interface CaptureContainer {
+  container: StartedTestContainer;
+  /** Network alias other containers use: http://capture:8000 */
+  alias: string;
+  /** From the host: http://localhost:<mapped port> */
+  url: string;
+  envelopeUrl(projectId?: string): string;
+  envelopes(): Promise<CapturedEnvelopeView[]>;
+  clear(): Promise<void>;
+  /** Event ids of every recorded envelope header. */
+  eventIds(): Promise<Set<string>>;
+}
+
+/** The local Sentry stand-in (packages/test-kit capture server) in a container of our base image. */
+export async function startCapture(network: StartedNetwork, alias = 'capture'): Promise<CaptureContainer> {
+  const container = await new GenericContainer('node:24-bookworm-slim')
+    .withNetwork(network)
+    .withNetworkAliases(alias)
+    .withCopyDirectoriesToContainer([{ source: `${repoRoot}packages/test-kit/src`, target: '/capture/src' }])
+    .withCopyFilesToContainer([
+      { source: `${repoRoot}packages/test-kit/package.json`, target: '/capture/package.json' },
+    ])
+    .withWorkingDir('/capture')
+    .withUser('node')
+    .withCommand(['node', 'src/capture-main.ts'])
+    .withEnvironment({ PORT: '8000' })
+    .withExposedPorts(8000)
+    .withWaitStrategy(Wait.forLogMessage('Server listening'))
+    .start();
+  const url = `http://${container.getHost()}:${container.getMappedPort(8000)}`;
+  const envelopes = async () => {
+    const response = await fetch(`${url}/__capture/envelopes`);
+    return ((await response.json()) as { envelopes: CapturedEnvelopeView[] }).envelopes;
+  };
+  return {
+    container,
+    alias,
+    url,
+    envelopeUrl: (projectId = '1') => `http://${alias}:8000/api/${projectId}/envelope/`,
+    envelopes,
+    async clear() {
+      await fetch(`${url}/__capture/envelopes`, { method: 'DELETE' });
+    },
+    async eventIds() {
+      return new Set((await envelopes()).map((e) => String(e.header.event_id)));
+    },
+  };
+}
+
+/** Disconnects a container from a network (its peers then get DNS/connection errors) and reconnects it later. */
+export async function cutOff(network: StartedNetwork, container: StartedTestContainer) {
+  await docker(['network', 'disconnect', network.getId(), container.getId()]);
+}
+export async function reconnect(network: StartedNetwork, container: StartedTestContainer, alias: string) {
+  await docker(['network', 'connect', '--alias', alias, network.getId(), container.getId()]);
+}
+
+export async function createVolume(prefix: string): Promise<string> {
+  return docker(['volume', 'create', '--label', 'org.testcontainers=true', `${prefix}-${process.pid}-${Date.now()}`]);
+}
+export async function removeVolume(name: string | undefined): Promise<void> {
+  if (name) await docker(['volume', 'rm', '-f', name]).catch(() => undefined);
+}
+
+/** A minimal, valid error envelope for a DSN, with a unique event id. */
+export function errorEnvelope(dsn: string, eventId: string, message = `container e2e ${eventId}`): string {
+  const sentAt = new Date().toISOString();
+  const event = { event_id: eventId, timestamp: Date.now() / 1000, platform: 'javascript', level: 'error', message };
+  return `${JSON.stringify({ event_id: eventId, dsn, sent_at: sentAt })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
+}
+
+export const newEventId = () => crypto.randomUUID().replaceAll('-', '');
+
+/** Polls until check() returns true (or throws with the last state described). */
+export async function eventually(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
