@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from './support/manifests.ts';
 
 const dockerfiles = ['services/web/Dockerfile', 'services/telemetry-relay/Dockerfile', 'deploy/viewer/Dockerfile'];
-const localBaseImages = new Set(['node:24-bookworm-slim', 'scratch', '${NODE_IMAGE}']);
+// `${NODE_IMAGE}` is the Dockerfiles' ARG (default node:24-bookworm-slim, checked below), written literally.
+const localBaseImages = new Set(['node:24-bookworm-slim', 'scratch', ['$', '{NODE_IMAGE}'].join('')]);
 
 interface Stage {
   from: string;

@@ -1,12 +1,14 @@
 // Deployment policy, checked on the rendered overlays: what every workload must have to run safely, scale and
 // shut down without losing requests. Each rule names the object that breaks it.
+
+import { readFileSync } from 'node:fs';
 import type { Deployment, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { HorizontalPodAutoscaler } from 'kubernetes-types/autoscaling/v2.js';
 import type { ConfigMap, Container, PodSpec, Service } from 'kubernetes-types/core/v1.js';
 import type { Ingress, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type K8sObject, type Overlay, ofKind, overlays, renderOverlay } from './support/manifests.ts';
+import { type K8sObject, type Overlay, ofKind, overlays, renderOverlay, repoRoot } from './support/manifests.ts';
 
 type Workload = (Deployment | StatefulSet) & K8sObject;
 
@@ -211,5 +213,49 @@ describe('environment differences', () => {
       expect(hpa.spec?.maxReplicas, hpa.metadata.name).toBeGreaterThan(hpa.spec?.minReplicas ?? 0);
     }
     expect(ofKind<Ingress>(objects, 'Ingress')[0]?.spec?.tls?.length).toBe(1);
+  });
+});
+
+describe('alerts', () => {
+  it('link every alert to its runbook paragraph in the README, and give each a severity', async () => {
+    const objects = await renderOverlay('prod');
+    const readme = readFileSync(`${repoRoot}README.md`, 'utf8');
+    const anchors = new Set(
+      [...readme.matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
+        m[1]
+          ?.toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replaceAll(' ', '-'),
+      ),
+    );
+    const rules = objects
+      .filter((o) => o.kind === 'PrometheusRule')
+      .flatMap(
+        (o) =>
+          (
+            o.spec as {
+              groups: {
+                rules: { alert?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[];
+              }[];
+            }
+          ).groups,
+      )
+      .flatMap((g) => g.rules)
+      .filter((r) => r.alert);
+    expect(rules.map((r) => r.alert)).toEqual(
+      expect.arrayContaining([
+        'TelemetryRelaySpoolGrowing',
+        'TelemetryRelaySpoolOld',
+        'TelemetryRelayUpstreamErrors',
+        'TelemetryRelayRejectedSpike',
+        'WebHigh5xxRate',
+        'WebHighLatency',
+      ]),
+    );
+    for (const rule of rules) {
+      expect(rule.labels?.severity, rule.alert).toMatch(/^(warning|critical)$/);
+      const anchor = rule.annotations?.runbook_url?.split('#')[1];
+      expect(anchors.has(anchor), `${rule.alert}: README heading for #${anchor}`).toBe(true);
+    }
   });
 });
