@@ -84,8 +84,11 @@ export interface CaptureContainer {
   container: StartedTestContainer;
   /** Network alias other containers use: http://capture:8000 */
   alias: string;
-  /** From the host: http://localhost:<mapped port> */
+  /** From the host: http://localhost:<mapped port> (the port changes when the container is started again). */
   url: string;
+  /** Stops the container (the upstream is gone: peers get DNS or connection errors); start() brings it back, empty. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
   envelopeUrl(projectId?: string): string;
   envelopes(): Promise<CapturedEnvelopeView[]>;
   clear(): Promise<void>;
@@ -109,32 +112,37 @@ export async function startCapture(network: StartedNetwork, alias = 'capture'): 
     .withExposedPorts(8000)
     .withWaitStrategy(Wait.forLogMessage('Server listening'))
     .start();
-  const url = `http://${container.getHost()}:${container.getMappedPort(8000)}`;
-  const envelopes = async () => {
-    const response = await fetch(`${url}/__capture/envelopes`);
-    return ((await response.json()) as { envelopes: CapturedEnvelopeView[] }).envelopes;
-  };
-  return {
+  const id = container.getId();
+  const capture: CaptureContainer = {
     container,
     alias,
-    url,
+    url: `http://${container.getHost()}:${container.getMappedPort(8000)}`,
     envelopeUrl: (projectId = '1') => `http://${alias}:8000/api/${projectId}/envelope/`,
-    envelopes,
+    async envelopes() {
+      const response = await fetch(`${capture.url}/__capture/envelopes`);
+      return ((await response.json()) as { envelopes: CapturedEnvelopeView[] }).envelopes;
+    },
     async clear() {
-      await fetch(`${url}/__capture/envelopes`, { method: 'DELETE' });
+      await fetch(`${capture.url}/__capture/envelopes`, { method: 'DELETE' });
     },
     async eventIds() {
-      return new Set((await envelopes()).map((e) => String(e.header.event_id)));
+      return new Set((await capture.envelopes()).map((e) => String(e.header.event_id)));
+    },
+    async stop() {
+      await docker(['stop', '--time', '1', id]);
+    },
+    async start() {
+      await docker(['start', id]);
+      const mapped = (await docker(['port', id, '8000/tcp'])).split('\n')[0]?.split(':').pop();
+      capture.url = `http://${container.getHost()}:${mapped}`;
+      await eventually(
+        async () => (await fetch(`${capture.url}/__capture/envelopes`)).ok,
+        15_000,
+        'the capture server',
+      );
     },
   };
-}
-
-/** Disconnects a container from a network (its peers then get DNS/connection errors) and reconnects it later. */
-export async function cutOff(network: StartedNetwork, container: StartedTestContainer) {
-  await docker(['network', 'disconnect', network.getId(), container.getId()]);
-}
-export async function reconnect(network: StartedNetwork, container: StartedTestContainer, alias: string) {
-  await docker(['network', 'connect', '--alias', alias, network.getId(), container.getId()]);
+  return capture;
 }
 
 export async function createVolume(prefix: string): Promise<string> {
