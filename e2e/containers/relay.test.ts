@@ -10,7 +10,9 @@ import {
   docker,
   errorEnvelope,
   eventually,
+  exposedMetricNames,
   HardenedContainer,
+  monitoredMetricNames,
   newEventId,
   removeVolume,
   startCapture,
@@ -36,9 +38,10 @@ async function startRelay(): Promise<StartedTestContainer> {
       LOG_LEVEL: 'info',
       // Retries back off up to a minute by default; a few seconds keeps the outage tests short.
       RETRY_MAX_MS: '2000',
+      METRICS_PORT: '9464',
     })
     .withBindMounts([{ source: volume, target: SPOOL, mode: 'rw' }])
-    .withExposedPorts(3001)
+    .withExposedPorts(3001, 9464)
     .withWaitStrategy(Wait.forHttp('/readyz', 3001).forStatusCode(200))
     .withStartupTimeout(30_000)
     .start();
@@ -122,6 +125,15 @@ describe('telemetry-relay container', () => {
     const [first] = (await capture.envelopes()).filter((e) => e.header.event_id === ids[0]);
     expect(first?.projectId).toBe('1');
     expect(first?.items.map((item) => item.type)).toEqual(['event']);
+  });
+
+  it('exposes every metric the alerts and the dashboard use, on the separate metrics port', async () => {
+    const response = await fetch(`http://${relay.getHost()}:${relay.getMappedPort(9464)}/metrics`);
+    expect(response.status).toBe(200);
+    const exposed = exposedMetricNames(await response.text());
+    const used = monitoredMetricNames('telemetry-relay');
+    expect(used.length).toBeGreaterThan(5);
+    expect(used.filter((name) => !exposed.has(name))).toEqual([]);
   });
 
   it('loses nothing while the upstream is stopped: everything accepted meanwhile arrives once it is back', async () => {

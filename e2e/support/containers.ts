@@ -1,7 +1,7 @@
 // Helpers for the container suites (e2e/containers): build the images from their Dockerfiles once per run, run them
 // hardened as in production, and run the capture upstream in a container of our base image.
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GenericContainer, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
@@ -169,4 +169,34 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/**
+ * The metric names a service's alerts and dashboard panels use (deploy/k8s/base/monitoring), base names without the
+ * histogram/counter suffixes Prometheus adds; infrastructure metrics (cAdvisor, kube-state-metrics) are left out.
+ */
+export function monitoredMetricNames(job: 'web' | 'telemetry-relay'): string[] {
+  const monitoring = `${repoRoot}deploy/k8s/base/monitoring/`;
+  const text =
+    readFileSync(`${monitoring}prometheusrule.yaml`, 'utf8') +
+    readFileSync(`${monitoring}dashboards/ssr-telemetry.json`, 'utf8');
+  const names = new Set<string>();
+  for (const [, name, selector = ''] of text.matchAll(
+    /\b([a-z][a-z0-9_]*_(?:total|seconds(?:_bucket|_count|_sum)?|envelopes|bytes))\b(\{[^}]*\})?/g,
+  )) {
+    if (!name || /^(container|kube|node)_/.test(name)) continue;
+    const isRelay =
+      name.startsWith('relay_') ||
+      selector.includes('job=\\"telemetry-relay\\"') ||
+      selector.includes('job="telemetry-relay"');
+    const isWeb = selector.includes('job=\\"web\\"') || selector.includes('job="web"');
+    if ((job === 'telemetry-relay' && isRelay) || (job === 'web' && isWeb))
+      names.add(name.replace(/_(bucket|count|sum)$/, ''));
+  }
+  return [...names].sort();
+}
+
+/** Metric family names in a Prometheus text exposition (from its # TYPE lines). */
+export function exposedMetricNames(exposition: string): Set<string> {
+  return new Set([...exposition.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1] as string));
 }
