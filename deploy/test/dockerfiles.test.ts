@@ -67,6 +67,7 @@ describe.each(dockerfiles)('%s', (path) => {
   it('labels the image (OCI) and passes the release as a build argument', () => {
     if (path.startsWith('deploy/viewer')) return; // a development tool: no release of ours to record
     expect(final.lines).toContain('ARG RELEASE=dev');
+    expect(final.lines).toContain('ARG REVISION=unknown');
     for (const key of ['source', 'revision', 'version']) {
       expect(final.lines.join('\n')).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${key}=`));
     }
