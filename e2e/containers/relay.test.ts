@@ -185,6 +185,7 @@ describe('telemetry-relay container', () => {
     stopping = true;
     await Promise.all(workers);
 
+    process.stdout.write(`SIGTERM under a stream: answers by status ${JSON.stringify(Object.fromEntries(outcomes))}\n`);
     expect(exitCode).toBe(0);
     expect(accepted.length).toBeGreaterThanOrEqual(50);
     // Whatever was still spooled at exit is replayed by the replacement (a new container on the same volume).
