@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the tests need beyond Node and npm, when it is missing: Docker engine (Debian's docker.io),
-# docker compose v2 and kubectl (extracted from Debian trixie's packages: bookworm's are too old), debootstrap,
-# Chromium, and the locally built base image node:24-bookworm-slim (nothing can be pulled from a registry here).
+# docker compose v2, kubectl and promtool (extracted from Debian trixie's packages: bookworm's are too old or
+# missing), debootstrap, Chromium, and the locally built base image node:24-bookworm-slim (nothing can be pulled
+# from a registry here).
 # Idempotent and quick when everything is there. Needs root (or passwordless sudo) for what it installs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -41,6 +42,12 @@ fi
 if ! command -v kubectl >/dev/null; then
   echo "setup: kubectl (from Debian trixie's kubectl package)" >&2
   trixie_install kubectl/trixie usr/bin/kubectl /usr/local/bin
+fi
+
+# promtool checks the alert rules' PromQL and runs their unit tests (deploy/test).
+if ! command -v promtool >/dev/null; then
+  echo "setup: promtool (from Debian trixie's promtool package)" >&2
+  trixie_install promtool usr/bin/promtool /usr/local/bin
 fi
 
 if ! docker info >/dev/null 2>&1; then
