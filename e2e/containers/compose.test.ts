@@ -1,5 +1,6 @@
 // Compose smoke test: the developer stack from docker-compose.yml comes up healthy, serves a page, and an envelope
 // posted to the web service's tunnel path travels web → relay → Spotlight, which shows it as a Sentry envelope.
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImage, docker, E2E_TAG, errorEnvelope, newEventId } from '../support/containers.ts';
 
@@ -13,10 +14,10 @@ async function published(service: string, port: number): Promise<string> {
   return `http://127.0.0.1:${address.split(':').pop()}`;
 }
 
-/** Reads Spotlight's event stream (it replays what it holds) until an envelope with this event id shows up. */
+/** Reads Spotlight's event stream (it replays what it holds) until an envelope containing `text` shows up. */
 async function spotlightEvent(
   viewer: string,
-  eventId: string,
+  text: string,
   timeoutMs: number,
 ): Promise<{ type: string; data: string }> {
   const response = await fetch(`${viewer}/stream`, { signal: AbortSignal.timeout(timeoutMs) });
@@ -29,10 +30,10 @@ async function spotlightEvent(
       buffer = buffer.slice(end + 2);
       const type = /^event: (.*)$/m.exec(block)?.[1] ?? '';
       const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
-      if (data.includes(eventId)) return { type, data };
+      if (data.includes(text)) return { type, data };
     }
   }
-  throw new Error(`Spotlight's stream ended without event ${eventId}`);
+  throw new Error(`Spotlight's stream ended without ${text}`);
 }
 
 describe('docker compose stack', () => {
@@ -54,6 +55,40 @@ describe('docker compose stack', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await response.text()).toMatch(/<div[^>]*id="root"|<main|<body/);
+  });
+
+  it('shows an error and a feedback sent from the page in Spotlight (the stream its UI reads)', async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${await published('web', 3000)}/`);
+      await page.waitForLoadState('networkidle');
+      const marker = newEventId();
+      await page.evaluate((message) => {
+        setTimeout(() => {
+          throw new Error(message);
+        });
+      }, `compose error ${marker}`);
+      await page.locator('#sentry-feedback').getByRole('button').first().click();
+      await page.locator('#sentry-feedback textarea[name="message"]').fill(`compose feedback ${marker}`);
+      await page.locator('#sentry-feedback button[type="submit"]').click();
+      const viewer = await published('viewer', 8969);
+      const error = await spotlightEvent(viewer, `compose error ${marker}`, 30_000);
+      expect(error.type).toBe('application/x-sentry-envelope');
+      const feedback = await spotlightEvent(viewer, `compose feedback ${marker}`, 30_000);
+      expect(feedback.data).toContain('"type":"feedback"');
+    } finally {
+      await browser.close();
+    }
   });
 
   it('forwards an envelope from the tunnel path through the relay to Spotlight', async () => {

@@ -107,13 +107,15 @@ describe('web and relay containers with Chromium', () => {
     const { page } = await openPage('/');
     await page.waitForLoadState('networkidle');
     await page.evaluate(() => {
-      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+      (globalThis as unknown as { __sameDocument: boolean }).__sameDocument = true;
     });
     const link = page.locator('a[href^="/"]:not([href="/"])').first();
     const target = await link.getAttribute('href');
     await link.click();
     await page.waitForURL((url) => url.pathname + url.search === target);
-    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(
+      true,
+    );
     await page.close();
   });
 
