@@ -3,7 +3,7 @@
  * (which also sees envelopes from SDKs configured elsewhere, or older bundles still open in browsers).
  *
  * A rule's pattern is tested against each candidate text of an error event, as the Sentry SDK does:
- * the event's message, the last exception's value, and "Type: value" of the last exception.
+ * the event's message, the last exception's value, and "Type: value" of the last exception (see `match.ts`).
  */
 export interface IgnoreRule {
   /** Stable id, used in metrics and client reports' logs. */
@@ -11,6 +11,12 @@ export interface IgnoreRule {
   /** Why it is ignored. */
   reason: string;
   pattern: RegExp;
+  /**
+   * Plain substrings of which every text the pattern matches contains at least one (case-sensitive, no `"`, `\\`,
+   * `/` or control characters). The relay's prefilter looks for them in the raw JSON bytes and parses only events
+   * that contain one; a test checks each rule's examples against its literals.
+   */
+  literals: readonly string[];
 }
 
 /** Name of the errors the web service throws to signal a redirect or a not-found outcome (not failures). */
@@ -21,21 +27,25 @@ export const ignoreRules: readonly IgnoreRule[] = [
     id: 'cross-origin-script-error',
     reason: 'a script from another origin failed and the browser hides every detail',
     pattern: /^(?:Javascript error: )?Script error\.?(?: on line 0)?$/,
+    literals: ['Script error'],
   },
   {
     id: 'resize-observer-loop-limit',
     reason: 'benign: a ResizeObserver callback resized an observed element (older browsers)',
     pattern: /^ResizeObserver loop limit exceeded$/,
+    literals: ['ResizeObserver loop limit exceeded'],
   },
   {
     id: 'resize-observer-undelivered',
     reason: 'benign: a ResizeObserver callback resized an observed element',
     pattern: /^ResizeObserver loop completed with undelivered notifications\.?$/,
+    literals: ['ResizeObserver loop completed'],
   },
   {
     id: 'route-signal',
     reason: 'a redirect or not-found outcome thrown as a signal, handled by the router',
     pattern: new RegExp(`^(?:${ROUTE_SIGNAL_NAMES.join('|')})(?::|$)`),
+    literals: ROUTE_SIGNAL_NAMES,
   },
 ];
 

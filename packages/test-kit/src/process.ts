@@ -58,7 +58,13 @@ export async function spawnService(entry: string, options: SpawnOptions = {}): P
         timeoutMs,
       );
     }),
-  ]).finally(() => clearTimeout(timer));
+  ])
+    .catch((error: unknown) => {
+      // A process that never said it listens is nobody's to kill later: do it now, or it outlives the test run.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      throw error;
+    })
+    .finally(() => clearTimeout(timer));
   return {
     child,
     url,

@@ -1,0 +1,39 @@
+/**
+ * Sentry's data category of an item type: what rate limits (X-Sentry-Rate-Limits) and outcomes count in
+ * (relay-server's `ItemType` → `DataCategory`). Items of a type not listed here are limited only by limits on
+ * every category. Client reports are never limited.
+ */
+const CATEGORY: Record<string, string> = {
+  event: 'error',
+  transaction: 'transaction',
+  span: 'span',
+  otel_span: 'span',
+  session: 'session',
+  sessions: 'session',
+  attachment: 'attachment',
+  feedback: 'feedback',
+  user_report: 'user_report_v2',
+  replay_event: 'replay',
+  replay_recording: 'replay',
+  replay_video: 'replay',
+  profile: 'profile',
+  profile_chunk: 'profile_chunk',
+  check_in: 'monitor',
+  log: 'log_item',
+  trace_metric: 'trace_metric',
+  statsd: 'metric_bucket',
+  metric_buckets: 'metric_bucket',
+  security: 'security',
+  raw_security: 'security',
+};
+
+export const KNOWN_CATEGORIES = new Set([...Object.values(CATEGORY), 'default', 'attachment_item', 'profile_chunk_ui']);
+
+/** The category of an item, 'internal' for client reports, undefined when unknown. */
+export function itemCategory(type: string, header?: Readonly<Record<string, unknown>>): string | undefined {
+  if (type === 'client_report') return 'internal';
+  if (type === 'profile_chunk' && header?.platform !== undefined && header.platform !== 'javascript') {
+    return 'profile_chunk';
+  }
+  return CATEGORY[type];
+}

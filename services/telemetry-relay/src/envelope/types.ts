@@ -1,0 +1,17 @@
+/** One item of an envelope. Payload and header bytes are views into the received body (no copies). */
+export interface EnvelopeItem {
+  type: string;
+  header: Readonly<Record<string, unknown>>;
+  /** The item header line exactly as received (without its newline). */
+  headerBytes: Buffer;
+  payload: Buffer;
+}
+
+export interface Envelope {
+  /** The whole envelope as received (decompressed), forwarded as is when nothing is removed. */
+  bytes: Buffer;
+  header: Readonly<Record<string, unknown>>;
+  /** The envelope header line exactly as received (without its newline). */
+  headerBytes: Buffer;
+  items: EnvelopeItem[];
+}

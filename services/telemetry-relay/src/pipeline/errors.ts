@@ -1,0 +1,41 @@
+/** Why an envelope was refused; `code` is the `error` field of the JSON answer and the metrics' `reason` label. */
+export type RejectCode =
+  | 'malformed'
+  | 'empty'
+  | 'missing_dsn'
+  | 'invalid_dsn'
+  | 'dsn_not_allowed'
+  | 'too_large'
+  | 'unsupported_encoding'
+  | 'body_timeout'
+  | 'rate_limited'
+  | 'spool_full'
+  | 'draining';
+
+const STATUS: Record<RejectCode, number> = {
+  malformed: 400,
+  empty: 400,
+  missing_dsn: 400,
+  invalid_dsn: 403,
+  dsn_not_allowed: 403,
+  too_large: 413,
+  unsupported_encoding: 415,
+  body_timeout: 408,
+  rate_limited: 429,
+  spool_full: 429,
+  draining: 503,
+};
+
+/** A refusal answered with a 4xx (or 503) and `{"error": code, "detail": detail}`. */
+export class RelayError extends Error {
+  readonly code: RejectCode;
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(code: RejectCode, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.name = 'RelayError';
+    this.code = code;
+    this.statusCode = STATUS[code];
+    this.headers = headers;
+  }
+}

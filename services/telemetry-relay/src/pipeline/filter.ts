@@ -1,0 +1,67 @@
+import { type IgnoreRule, matchEvent } from '@app/telemetry-rules';
+import { createPrefilter } from '@app/telemetry-rules/prefilter';
+import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
+
+/**
+ * Stage 4: drop error events an ignore rule matches (see @app/telemetry-rules for the exact matching rule), and the
+ * attachments that belong to them (an envelope's attachments belong to its event). Sessions, spans, feedback
+ * (with its screenshot), client reports, replays and unknown items are never touched.
+ *
+ * Only events whose raw bytes contain a rule literal are parsed (the prefilter is exact: it never changes the
+ * outcome), so the common case costs a few memchr-like scans instead of a JSON.parse.
+ */
+
+export interface Discarded {
+  /** Outcome reason ('filtered' here, 'rate_limited' in the rate-limit stage). */
+  reason: string;
+  category: string;
+  quantity: number;
+}
+
+export interface FilterResult {
+  /** The items to keep (the envelope's own array when nothing was dropped). */
+  items: EnvelopeItem[];
+  /** Dropped items, for metrics: type and the rule that dropped the event. */
+  dropped: Array<{ type: string; rule: string }>;
+  /** Discarded outcomes for a client report. */
+  discarded: Discarded[];
+}
+
+export function createFilter(rules: readonly IgnoreRule[]): (envelope: Envelope) => FilterResult {
+  const mayMatch = createPrefilter(rules);
+  return (envelope) => {
+    const droppedEvents: Array<{ item: EnvelopeItem; rule: string }> = [];
+    for (const item of envelope.items) {
+      if (item.type !== 'event' || rules.length === 0 || !mayMatch(item.payload)) continue;
+      let event: unknown;
+      try {
+        event = JSON.parse(item.payload.toString('utf8'));
+      } catch {
+        continue; // not ours to judge: upstream answers for invalid events
+      }
+      const rule = matchEvent(event, rules);
+      if (rule) droppedEvents.push({ item, rule: rule.id });
+    }
+    if (droppedEvents.length === 0) return { items: envelope.items, dropped: [], discarded: [] };
+
+    const droppedItems = new Set<EnvelopeItem>(droppedEvents.map((d) => d.item));
+    const dropped = droppedEvents.map((d) => ({ type: 'event', rule: d.rule }));
+    let attachmentBytes = 0;
+    let attachmentCount = 0;
+    for (const item of envelope.items) {
+      if (item.type === 'attachment') {
+        droppedItems.add(item);
+        dropped.push({ type: 'attachment', rule: droppedEvents[0]?.rule ?? '' });
+        attachmentBytes += item.payload.length;
+        attachmentCount++;
+      }
+    }
+    const discarded: Discarded[] = [{ reason: 'filtered', category: 'error', quantity: droppedEvents.length }];
+    if (attachmentCount > 0) {
+      // Relay counts attachments in bytes, and their number separately.
+      discarded.push({ reason: 'filtered', category: 'attachment', quantity: attachmentBytes });
+      discarded.push({ reason: 'filtered', category: 'attachment_item', quantity: attachmentCount });
+    }
+    return { items: envelope.items.filter((item) => !droppedItems.has(item)), dropped, discarded };
+  };
+}

@@ -1,0 +1,45 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * Stage 5: who sent the envelope, as Sentry needs it to infer user IP, geo and browser. The client IP is taken
+ * from X-Forwarded-For only as far as TRUSTED_PROXY_HOPS allows (a client-supplied header is never believed beyond
+ * that) and goes upstream as X-Sentry-Forwarded-For, which Sentry reads before anything else. Only the listed
+ * headers are copied: never cookies, never the browser's Authorization.
+ */
+const COPIED = [
+  'user-agent',
+  'origin',
+  'referer',
+  'sec-ch-ua',
+  'sec-ch-ua-mobile',
+  'sec-ch-ua-model',
+  'sec-ch-ua-platform',
+  'sec-ch-ua-platform-version',
+] as const;
+
+/**
+ * The client's address: the peer itself with no trusted hops; with N trusted proxies, the address the Nth proxy
+ * saw (counting X-Forwarded-For from its end), or the farthest one given. The same rule as proxy-addr's
+ * hop-count trust.
+ */
+export function clientAddress(peer: string, forwardedFor: string | string[] | undefined, trustedHops: number): string {
+  let address = peer;
+  if (trustedHops > 0 && forwardedFor) {
+    const chain = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
+    address = chain[Math.max(0, chain.length - trustedHops)] ?? peer;
+  }
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+export function identityHeaders(ip: string, headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (ip) out['x-sentry-forwarded-for'] = ip;
+  for (const name of COPIED) {
+    const value = headers[name];
+    if (typeof value === 'string' && value.length <= 1024) out[name] = value;
+  }
+  return out;
+}

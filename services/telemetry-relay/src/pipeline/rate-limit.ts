@@ -1,0 +1,144 @@
+import { itemCategory, KNOWN_CATEGORIES } from '../envelope/categories.ts';
+import type { EnvelopeItem } from '../envelope/types.ts';
+import type { Discarded } from './filter.ts';
+
+/**
+ * Stage 6: rate limits learnt from upstream answers (429, Retry-After, X-Sentry-Rate-Limits), remembered per
+ * destination DSN and category until they expire, and enforced here so a limited project does not make the relay
+ * hammer Sentry: limited items are dropped, and the SDK gets the same headers back so it backs off too.
+ *
+ * Grammar (develop-docs "Rate Limiting"): `retry_after:categories:scope:reason[:namespaces]`, comma-separated;
+ * empty categories = all; unknown categories are ignored, and a limit naming only unknown ones is ignored.
+ * We key every limit by DSN: the relay cannot know which projects share an organization, so an organization-wide
+ * limit is learnt per project, on the first answer from each.
+ */
+
+const ALL = '';
+
+interface Limit {
+  until: number;
+  scope: string;
+  reason: string;
+}
+
+export interface ParsedLimit {
+  /** Empty = every category. */
+  categories: string[];
+  seconds: number;
+  scope: string;
+  reason: string;
+}
+
+/** The limits an upstream answer announces (any status; Retry-After and a bare 429 only on 429). */
+export function parseRateLimits(
+  status: number,
+  headers: { 'x-sentry-rate-limits'?: string | undefined; 'retry-after'?: string | undefined },
+  now = Date.now(),
+): ParsedLimit[] {
+  const header = headers['x-sentry-rate-limits'];
+  if (header) {
+    const limits: ParsedLimit[] = [];
+    for (const part of header.split(',')) {
+      const [retry = '', categories = '', scope = '', reason = ''] = part.trim().split(':');
+      const seconds = Number.parseFloat(retry);
+      const cats = categories === '' ? [] : categories.split(';').filter((c) => KNOWN_CATEGORIES.has(c));
+      if (categories !== '' && cats.length === 0) continue;
+      limits.push({ categories: cats, seconds: Number.isFinite(seconds) && seconds > 0 ? seconds : 60, scope, reason });
+    }
+    return limits;
+  }
+  if (status !== 429) return [];
+  return [{ categories: [], seconds: retryAfterSeconds(headers['retry-after'], now), scope: 'key', reason: '' }];
+}
+
+function retryAfterSeconds(value: string | undefined, now: number): number {
+  if (!value) return 60;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? 60 : Math.max(0, (date - now) / 1000);
+}
+
+export interface RateLimitDecision {
+  items: EnvelopeItem[];
+  discarded: Discarded[];
+  droppedTypes: string[];
+}
+
+export class RateLimits {
+  readonly #byDsn = new Map<string, Map<string, Limit>>();
+
+  /** Remembers what an upstream answer for `dsnKey` announced. */
+  update(dsnKey: string, limits: readonly ParsedLimit[], now = Date.now()): void {
+    if (limits.length === 0) return;
+    let table = this.#byDsn.get(dsnKey);
+    if (!table) {
+      table = new Map();
+      this.#byDsn.set(dsnKey, table);
+    }
+    for (const limit of limits) {
+      const until = now + limit.seconds * 1000;
+      for (const category of limit.categories.length === 0 ? [ALL] : limit.categories) {
+        const current = table.get(category);
+        if (!current || current.until < until) table.set(category, { until, scope: limit.scope, reason: limit.reason });
+      }
+    }
+  }
+
+  /** When the items of `category` may be sent again (0 = now). */
+  limitedUntil(dsnKey: string, category: string | undefined, now = Date.now()): number {
+    const table = this.#byDsn.get(dsnKey);
+    if (!table || category === 'internal') return 0;
+    const all = table.get(ALL);
+    const own = category === undefined ? undefined : table.get(category);
+    const until = Math.max(all?.until ?? 0, own?.until ?? 0);
+    return until > now ? until : 0;
+  }
+
+  /** Splits items into those that may go and those a limit holds back. */
+  apply(dsnKey: string, items: EnvelopeItem[], now = Date.now()): RateLimitDecision {
+    if (!this.#byDsn.has(dsnKey)) return { items, discarded: [], droppedTypes: [] };
+    const kept: EnvelopeItem[] = [];
+    const counts = new Map<string, number>();
+    const droppedTypes: string[] = [];
+    for (const item of items) {
+      const category = itemCategory(item.type, item.header);
+      if (this.limitedUntil(dsnKey, category, now) === 0) {
+        kept.push(item);
+        continue;
+      }
+      droppedTypes.push(item.type);
+      const key = category ?? 'default';
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    if (droppedTypes.length === 0) return { items, discarded: [], droppedTypes };
+    const discarded = [...counts].map(([category, quantity]) => ({ reason: 'ratelimit_backoff', category, quantity }));
+    return { items: kept, discarded, droppedTypes };
+  }
+
+  /** Retry-After and X-Sentry-Rate-Limits for the SDK, describing the limits active for `dsnKey` (if any). */
+  headers(dsnKey: string, now = Date.now()): Record<string, string> {
+    const table = this.#byDsn.get(dsnKey);
+    if (!table) return {};
+    const parts: string[] = [];
+    let longest = 0;
+    for (const [category, limit] of table) {
+      if (limit.until <= now) {
+        table.delete(category);
+        continue;
+      }
+      const seconds = Math.ceil((limit.until - now) / 1000);
+      longest = Math.max(longest, seconds);
+      parts.push(`${seconds}:${category}:${limit.scope || 'key'}${limit.reason ? `:${limit.reason}` : ''}`);
+    }
+    if (table.size === 0) this.#byDsn.delete(dsnKey);
+    if (parts.length === 0) return {};
+    return { 'retry-after': String(longest), 'x-sentry-rate-limits': parts.join(', ') };
+  }
+
+  /** Number of (DSN, category) limits still in force, for the metrics. */
+  activeCount(now = Date.now()): number {
+    let count = 0;
+    for (const table of this.#byDsn.values()) for (const limit of table.values()) if (limit.until > now) count++;
+    return count;
+  }
+}

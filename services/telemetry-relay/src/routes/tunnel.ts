@@ -1,0 +1,174 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestIdFrom } from '@app/service-kit';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import { envelopeEndpoint } from '../envelope/dsn.ts';
+import { parseEnvelope } from '../envelope/parse.ts';
+import { serializeEnvelope } from '../envelope/serialize.ts';
+import type { EnvelopeItem } from '../envelope/types.ts';
+import { labelled, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
+import { createAuthorizer } from '../pipeline/authorize.ts';
+import { readBody } from '../pipeline/bound.ts';
+import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
+import { RelayError } from '../pipeline/errors.ts';
+import { createFilter } from '../pipeline/filter.ts';
+import { clientAddress, identityHeaders } from '../pipeline/identity.ts';
+import type { RateLimits } from '../pipeline/rate-limit.ts';
+import type { Delivery } from '../upstream/delivery.ts';
+
+/**
+ * POST <TUNNEL_PATH>: the pipeline, in the order the data flows —
+ * bound → parse → authorize → rate-limit → filter → identity → deliver (forward, spool on failure).
+ *
+ * This one route is served by node:http directly, ahead of Fastify (see app.ts): it is the hot path, and Fastify's
+ * per-request machinery (request/reply objects, a child logger, hooks, content-type parsing) cost more than the
+ * whole pipeline. What Fastify gives the other routes is done here by hand: X-Request-Id in and out, JSON errors,
+ * sampled logs, Connection: close while draining, 503 once closing.
+ */
+
+/** Where an envelope goes and whose it is (what the delivery stage needs besides the bytes). */
+export interface Target {
+  url: string;
+  dsnKey: string;
+  project: string;
+}
+
+export interface TunnelOptions {
+  config: Config;
+  metrics: RelayMetrics;
+  rateLimits: RateLimits;
+  delivery: Delivery;
+  outcomes: OutcomeAggregator<Target>;
+  log: FastifyBaseLogger;
+  /** Readiness is failing: answer, but close connections so clients move elsewhere. */
+  draining: () => boolean;
+  /** The server is closing: refuse new envelopes with 503. */
+  closing: () => boolean;
+}
+
+export type TunnelHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** True when `url` (path and query) is the tunnel path, with or without a trailing slash. */
+export function isTunnelUrl(url: string | undefined, tunnelPath: string): boolean {
+  if (!url?.startsWith(tunnelPath)) return false;
+  const rest = url.slice(tunnelPath.length);
+  return rest === '' || rest === '/' || rest.startsWith('?') || rest.startsWith('/?');
+}
+
+export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
+  const { config, metrics, rateLimits, delivery, outcomes, log } = options;
+  const authorize = createAuthorizer(config);
+  const filter = createFilter(config.ignoreRules);
+  const bodyLimits = {
+    maxBodyBytes: config.limits.maxBodyBytes,
+    maxEnvelopeBytes: config.limits.maxEnvelopeBytes,
+    timeoutMs: config.limits.bodyTimeoutMs,
+  };
+  let requests = 0;
+  const accepted = labelled(metrics.accepted);
+
+  const process = async (req: IncomingMessage, res: ServerResponse): Promise<string> => {
+    const body = await readBody(req, req.headers, bodyLimits);
+    if (body.length === 0) throw new RelayError('empty', 'the body is empty; expected a Sentry envelope');
+    const envelope = parseEnvelope(body, config.limits);
+    const { dsn, project } = authorize(envelope);
+    const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
+
+    const limited = rateLimits.apply(dsn.key, envelope.items);
+    for (const type of limited.droppedTypes)
+      metrics.itemsDropped.inc({ reason: 'rate_limited', type: typeLabel(type) });
+    if (limited.items.length === 0 && envelope.items.length > 0) {
+      throw new RelayError(
+        'rate_limited',
+        `project ${dsn.projectId} is rate-limited upstream`,
+        rateLimits.headers(dsn.key),
+      );
+    }
+    const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items });
+    for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
+
+    const discarded =
+      limited.discarded.length === 0 ? filtered.discarded : [...limited.discarded, ...filtered.discarded];
+    const target: Target = { url: config.upstreamUrl?.href ?? envelopeEndpoint(dsn), dsnKey: dsn.key, project };
+    let items: EnvelopeItem[] = filtered.items;
+    if (items.length === 0) {
+      // Nothing left to send: the outcomes go with the next batch of client reports.
+      if (discarded.length > 0) outcomes.add(envelope.header.dsn as string, target, discarded);
+    } else {
+      let bytes = envelope.bytes;
+      if (discarded.length > 0) {
+        items = [...items, clientReportItem(discarded)];
+        bytes = serializeEnvelope(envelope, items);
+      }
+      const ip = clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], config.trustedProxyHops);
+      await delivery.accept({
+        ...target,
+        headers: identityHeaders(ip, req.headers),
+        body: bytes,
+        acceptedAt: Date.now(),
+      });
+    }
+    accepted(project).inc();
+    if (limited.droppedTypes.length > 0) {
+      for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
+    }
+    return eventId ? `{"id":"${eventId}"}` : '{}';
+  };
+
+  const send = (res: ServerResponse, status: number, body: string, headers?: Readonly<Record<string, string>>) => {
+    if (res.headersSent || res.destroyed) return;
+    res.statusCode = status;
+    res.setHeader('content-type', 'application/json');
+    if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (options.draining() || status === 413 || status === 408) res.setHeader('connection', 'close');
+    res.end(body);
+  };
+
+  return (req, res) => {
+    const requestId = requestIdFrom(req);
+    res.setHeader('x-request-id', requestId);
+    metrics.received.inc();
+    if (req.method !== 'POST') {
+      req.resume();
+      send(res, 405, '{"error":"method_not_allowed","detail":"send envelopes with POST"}', { allow: 'POST' });
+      return;
+    }
+    if (options.closing()) {
+      req.resume();
+      metrics.rejected.inc({ reason: 'draining' });
+      send(res, 503, '{"error":"draining","detail":"the relay is shutting down"}');
+      return;
+    }
+    const started = performance.now();
+    process(req, res).then(
+      (body) => {
+        send(res, 200, body);
+        if (requests++ % config.logSampleEvery === 0) {
+          log.info(
+            {
+              requestId,
+              ms: Math.round((performance.now() - started) * 100) / 100,
+              sampleOneIn: config.logSampleEvery,
+            },
+            'envelope accepted',
+          );
+        }
+      },
+      (error: unknown) => {
+        if (error instanceof RelayError) {
+          metrics.rejected.inc({ reason: error.code });
+          log.warn(
+            { requestId, code: error.code, status: error.statusCode, detail: error.message },
+            'envelope rejected',
+          );
+          send(res, error.statusCode, JSON.stringify({ error: error.code, detail: error.message }), error.headers);
+          return;
+        }
+        metrics.rejected.inc({ reason: 'internal' });
+        log.error({ requestId, err: error }, 'tunnel request failed');
+        // No Retry-After on a 5xx: the SDK would stop sending everything for that long.
+        send(res, 500, '{"error":"internal","detail":"the relay failed to handle this envelope"}');
+      },
+    );
+  };
+}

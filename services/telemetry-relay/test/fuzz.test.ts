@@ -1,0 +1,111 @@
+import { type CaptureServer, startCaptureServer } from '@app/test-kit';
+import { Pool } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  attachmentItem,
+  EVENT_ID,
+  envelope,
+  errorEvent,
+  eventItem,
+  type RunningRelay,
+  removeTempDirs,
+  startRelay,
+} from './helpers.ts';
+
+// Property: whatever bytes arrive — valid envelopes mutated, truncated, spliced — the relay answers 200 or a 4xx
+// with a reason, never a 5xx, and never dies.
+let capture: CaptureServer;
+let relay: RunningRelay;
+let pool: Pool;
+let dsn: string;
+
+beforeAll(async () => {
+  capture = await startCaptureServer();
+  dsn = capture.dsn({ projectId: '3', publicKey: 'fz' });
+  relay = await startRelay({ ALLOWED_DSNS: dsn, MAX_EVENT_ITEM_BYTES: '4096' });
+  pool = new Pool(relay.url, { connections: 8 });
+});
+afterAll(async () => {
+  await pool?.close();
+  await relay?.close();
+  await capture?.close();
+  removeTempDirs();
+});
+
+describe('fuzz', () => {
+  it('answers 200 or 4xx with a reason to 1500 mutated envelopes', async () => {
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const seeds = [
+      envelope({ event_id: EVENT_ID, dsn, sent_at: '2026-11-22T00:00:00Z' }, [
+        eventItem(errorEvent()),
+        attachmentItem(Buffer.from([0, 10, 13, 255])),
+      ]),
+      envelope({ dsn }, [
+        eventItem(errorEvent('Script error.')),
+        { header: { type: 'session' }, payload: '{"sid":"1"}' },
+      ]),
+      envelope({ dsn }, [
+        { header: { type: 'replay_recording', length: 6 }, payload: Buffer.from([31, 139, 10, 10, 0, 1]) },
+      ]),
+    ];
+    const tokens = [
+      '\n',
+      '\r',
+      '{',
+      '}',
+      '"',
+      ':',
+      '"length":',
+      '999999',
+      '-1',
+      '"type":"event"',
+      '\u0000',
+      '\\u0053',
+      'é',
+    ];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 1500; i++) {
+      let body = Buffer.from(seeds[random(seeds.length)] as Buffer);
+      for (let m = 0, count = 1 + random(4); m < count; m++) {
+        const at = random(body.length + 1);
+        switch (random(4)) {
+          case 0: // truncate
+            body = body.subarray(0, at);
+            break;
+          case 1: // flip a byte
+            if (body.length > 0) body[Math.min(at, body.length - 1)] = random(256);
+            break;
+          case 2: // insert a token
+            body = Buffer.concat([
+              body.subarray(0, at),
+              Buffer.from(tokens[random(tokens.length)] as string),
+              body.subarray(at),
+            ]);
+            break;
+          default: // delete a span
+            body = Buffer.concat([body.subarray(0, at), body.subarray(at + random(40))]);
+        }
+      }
+      const response = await pool.request({
+        method: 'POST',
+        path: '/monitoring',
+        body,
+        headers: { 'content-type': 'text/plain' },
+      });
+      const text = await response.body.text();
+      statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+      if (response.statusCode !== 200) {
+        expect(response.statusCode, `case ${i}: ${text}`).toBeGreaterThanOrEqual(400);
+        expect(response.statusCode, `case ${i}: ${text}`).toBeLessThan(500);
+        expect(JSON.parse(text)).toEqual({ error: expect.any(String), detail: expect.any(String) });
+      }
+    }
+    expect(statuses.get(200)).toBeGreaterThan(50);
+    expect(statuses.get(400)).toBeGreaterThan(50);
+    expect((await fetch(`${relay.url}/readyz`)).status).toBe(200);
+  });
+});

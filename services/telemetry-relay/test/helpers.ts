@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Config, loadConfig } from '../src/config.ts';
+
+export const EVENT_ID = '9ec79c33ec9942ab8353589fcb2e04dc';
+
+const tempDirs: string[] = [];
+
+/** A fresh directory under the OS temp dir, removed by `removeTempDirs()` (call it in afterAll). */
+export function tempDir(prefix = 'relay-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A configuration as the environment would give it, with a fresh spool directory and quiet logs. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  const spoolDir = tempDir();
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    SPOOL_DIR: spoolDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...env,
+  });
+}
+
+/** A browser-like error event (~5 KB with a 20-frame stack trace), as @sentry/browser serializes it. */
+export function errorEvent(value = 'Cannot read properties of undefined (reading "id")', type = 'TypeError') {
+  const frames = Array.from({ length: 20 }, (_, i) => ({
+    filename: `https://shop.example.com/assets/chunk-${(i * 7919).toString(16)}.js`,
+    function: `handler${i}`,
+    in_app: true,
+    lineno: 100 + i,
+    colno: 17 + i,
+  }));
+  return {
+    exception: { values: [{ type, value, stacktrace: { frames }, mechanism: { type: 'onerror', handled: false } }] },
+    level: 'error',
+    event_id: EVENT_ID,
+    platform: 'javascript',
+    request: { url: 'https://shop.example.com/items/42', headers: { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64)' } },
+    timestamp: 1_795_000_000.123,
+    environment: 'production',
+    release: 'shop@1.4.2',
+    sdk: { name: 'sentry.javascript.react', version: '11.12.0' },
+    breadcrumbs: Array.from({ length: 10 }, (_, i) => ({
+      category: 'navigation',
+      timestamp: 1_795_000_000 - i,
+      data: { from: `/items/${i}`, to: `/items/${i + 1}` },
+    })),
+    tags: { route: '/items/:id' },
+  };
+}
+
+export interface ItemSpec {
+  header: Record<string, unknown>;
+  payload: string | Buffer;
+}
+
+/** Serializes an envelope the way the JS SDK does: JSON items without length, binary ones with. */
+export function envelope(header: Record<string, unknown>, items: ItemSpec[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(JSON.stringify(header))];
+  for (const item of items) {
+    parts.push(Buffer.from(`\n${JSON.stringify(item.header)}\n`));
+    parts.push(typeof item.payload === 'string' ? Buffer.from(item.payload) : item.payload);
+  }
+  return Buffer.concat(parts);
+}
+
+export const eventItem = (event: unknown = errorEvent()): ItemSpec => ({
+  header: { type: 'event' },
+  payload: JSON.stringify(event),
+});
+
+export const attachmentItem = (payload: Buffer, filename = 'blob.bin'): ItemSpec => ({
+  header: { type: 'attachment', length: payload.length, filename, content_type: 'application/octet-stream' },
+  payload,
+});
+
+export interface RunningRelay {
+  url: string;
+  tunnel: string;
+  app: import('fastify').FastifyInstance;
+  readiness: import('@app/service-kit').Readiness;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The relay in this process on a loopback port (buildApp + listen), for tests that need real HTTP. */
+export async function startRelay(env: Record<string, string>): Promise<RunningRelay> {
+  const { buildApp } = await import('../src/app.ts');
+  const config = testConfig(env);
+  const { app, readiness } = await buildApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  return { url, tunnel: `${url}${config.tunnelPath}`, app, readiness, config, close: () => app.close() };
+}
+
+export async function post(
+  url: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'text/plain;charset=UTF-8', ...headers },
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { text };
+  }
+  return { status: response.status, json, headers: response.headers };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

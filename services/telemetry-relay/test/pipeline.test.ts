@@ -1,0 +1,312 @@
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { ignoreRules } from '@app/telemetry-rules';
+import { describe, expect, it } from 'vitest';
+import { parseDsn } from '../src/envelope/dsn.ts';
+import { parseEnvelope } from '../src/envelope/parse.ts';
+import { createAuthorizer } from '../src/pipeline/authorize.ts';
+import { readBody } from '../src/pipeline/bound.ts';
+import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
+import { RelayError } from '../src/pipeline/errors.ts';
+import { createFilter } from '../src/pipeline/filter.ts';
+import { clientAddress, identityHeaders } from '../src/pipeline/identity.ts';
+import { parseRateLimits, RateLimits } from '../src/pipeline/rate-limit.ts';
+import { attachmentItem, envelope, errorEvent, eventItem } from './helpers.ts';
+
+const parse = (body: Buffer) =>
+  parseEnvelope(body, { maxHeaderBytes: 65536, maxItems: 1000, maxEventItemBytes: 1 << 20 });
+const DSN = 'https://key@o1.ingest.sentry.io/42';
+const dsn = (text: string) => parseDsn(text) as Exclude<ReturnType<typeof parseDsn>, string>;
+const caught = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e as RelayError,
+  );
+
+describe('bound: readBody', () => {
+  const limits = { maxBodyBytes: 1000, maxEnvelopeBytes: 5000, timeoutMs: 1000 };
+  const body = Buffer.from('{"dsn":"x"}\n{"type":"event"}\n{"message":"hello"}');
+
+  it.each([
+    ['identity', (b: Buffer) => b],
+    ['gzip', zlib.gzipSync],
+    ['x-gzip', zlib.gzipSync],
+    ['deflate', zlib.deflateSync],
+    ['br', zlib.brotliCompressSync],
+    ['zstd', zlib.zstdCompressSync],
+  ])('decodes %s', async (encoding, encode) => {
+    const out = await readBody(Readable.from([encode(body)]), { 'content-encoding': encoding }, limits);
+    expect(out.equals(body)).toBe(true);
+  });
+
+  it.each([
+    ['a declared length over the limit', { 'content-length': '1001' }, Buffer.alloc(10), 413, /body is 1001 bytes/],
+    ['a body over the limit (chunked)', {}, Buffer.alloc(1001, 120), 413, /more than 1000 bytes/],
+    [
+      'a gzip bomb',
+      { 'content-encoding': 'gzip' },
+      zlib.gzipSync(Buffer.alloc(100_000)),
+      413,
+      /decompresses to more than 5000/,
+    ],
+    ['an unknown encoding', { 'content-encoding': 'compress' }, body, 415, /"compress" is not supported/],
+    ['corrupt gzip', { 'content-encoding': 'gzip' }, Buffer.from('not gzip at all'), 400, /not valid gzip data/],
+  ])('refuses %s', async (_name, headers, input, status, detail) => {
+    const error = await caught(readBody(Readable.from([input]), headers, limits));
+    expect(error).toBeInstanceOf(RelayError);
+    expect([error?.statusCode, error?.message]).toEqual([status, expect.stringMatching(detail)]);
+  });
+
+  it('does not buffer a bomb whole: it stops at the limit', async () => {
+    const bomb = await promisify(zlib.gzip)(Buffer.alloc(200 * 1024 * 1024));
+    const before = process.memoryUsage().arrayBuffers;
+    const error = await caught(
+      readBody(Readable.from([bomb]), { 'content-encoding': 'gzip' }, { ...limits, maxBodyBytes: 1e9 }),
+    );
+    expect(error?.statusCode).toBe(413);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  it.each([
+    ['with a Content-Length', true],
+    ['chunked', false],
+  ])('assembles a large body from many chunks (%s)', async (_name, withLength) => {
+    const big = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => i % 251));
+    const chunks = Array.from({ length: big.length / 65536 }, (_, i) => big.subarray(i * 65536, (i + 1) * 65536));
+    const headers = withLength ? { 'content-length': String(big.length) } : {};
+    const out = await readBody(Readable.from(chunks), headers, { ...limits, maxBodyBytes: 1e8, maxEnvelopeBytes: 1e8 });
+    expect(out.equals(big)).toBe(true);
+  });
+
+  it('does not reserve a declared length the client never sends', async () => {
+    const slow = new Readable({ read() {} });
+    slow.push(Buffer.alloc(300 * 1024));
+    const before = process.memoryUsage().arrayBuffers;
+    const pending = caught(
+      readBody(
+        slow,
+        { 'content-length': String(100 * 1024 * 1024) },
+        { maxBodyBytes: 2e8, maxEnvelopeBytes: 2e8, timeoutMs: 150 },
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(10 * 1024 * 1024);
+    expect((await pending)?.statusCode).toBe(408);
+  });
+
+  it('times out a body that trickles (408)', async () => {
+    const slow = new Readable({ read() {} });
+    slow.push('{"dsn"');
+    const error = await caught(readBody(slow, {}, { ...limits, timeoutMs: 100 }));
+    expect([error?.statusCode, error?.code]).toEqual([408, 'body_timeout']);
+  });
+});
+
+describe('authorize', () => {
+  const authorize = createAuthorizer({ allowedDsns: [dsn(DSN)], allowLoopbackDsns: false });
+  const withDsn = (value: unknown) => parse(envelope(value === undefined ? {} : { dsn: value }, []));
+
+  it('accepts an allowlisted DSN (the secret does not matter) and labels its project', () => {
+    expect(authorize(withDsn(DSN)).project).toBe('42');
+    expect(authorize(withDsn('https://key:secret@O1.ingest.sentry.io/42')).dsn.key).toBe(DSN);
+  });
+
+  it.each([
+    ['no dsn', undefined, 400, 'missing_dsn'],
+    ['a dsn that is not a string', 42, 403, 'invalid_dsn'],
+    ['an unparsable dsn', 'nonsense', 403, 'invalid_dsn'],
+    ['another project', 'https://key@o1.ingest.sentry.io/43', 403, 'dsn_not_allowed'],
+    ['another key', 'https://other@o1.ingest.sentry.io/42', 403, 'dsn_not_allowed'],
+    ['another host', 'https://key@evil.example.com/42', 403, 'dsn_not_allowed'],
+    ['another scheme', 'http://key@o1.ingest.sentry.io/42', 403, 'dsn_not_allowed'],
+    ['a loopback DSN without the dev flag', 'http://key@127.0.0.1:9000/1', 403, 'dsn_not_allowed'],
+  ])('refuses %s', (_name, value, status, code) => {
+    const error = (() => {
+      try {
+        authorize(withDsn(value));
+      } catch (e) {
+        return e as RelayError;
+      }
+    })();
+    expect([error?.statusCode, error?.code]).toEqual([status, code]);
+  });
+
+  it('in development mode accepts loopback DSNs only', () => {
+    const dev = createAuthorizer({ allowedDsns: [], allowLoopbackDsns: true });
+    expect(dev(withDsn('http://key@127.0.0.1:9000/1')).project).toBe('loopback');
+    expect(() => dev(withDsn('https://key@o1.ingest.sentry.io/42'))).toThrow(/not allowed/);
+  });
+});
+
+describe('filter', () => {
+  const filter = createFilter(ignoreRules);
+  const session = { header: { type: 'session' }, payload: '{"sid":"a"}' };
+  const feedback = { header: { type: 'feedback' }, payload: '{"contexts":{"feedback":{"message":"Script error."}}}' };
+
+  it('keeps an envelope with no ignored event as it is (same items array)', () => {
+    const parsed = parse(envelope({ dsn: DSN }, [eventItem(), session]));
+    const result = filter(parsed);
+    expect(result.items).toBe(parsed.items);
+    expect(result.discarded).toEqual([]);
+  });
+
+  it('drops an ignored event with its attachments, keeps the rest, counts the outcomes', () => {
+    const parsed = parse(
+      envelope({ dsn: DSN }, [
+        eventItem(errorEvent('ResizeObserver loop limit exceeded', 'Error')),
+        attachmentItem(Buffer.alloc(100)),
+        attachmentItem(Buffer.alloc(50)),
+        session,
+        feedback,
+      ]),
+    );
+    const result = filter(parsed);
+    expect(result.items.map((i) => i.type)).toEqual(['session', 'feedback']);
+    expect(result.dropped).toEqual([
+      { type: 'event', rule: 'resize-observer-loop-limit' },
+      { type: 'attachment', rule: 'resize-observer-loop-limit' },
+      { type: 'attachment', rule: 'resize-observer-loop-limit' },
+    ]);
+    expect(result.discarded).toEqual([
+      { reason: 'filtered', category: 'error', quantity: 1 },
+      { reason: 'filtered', category: 'attachment', quantity: 150 },
+      { reason: 'filtered', category: 'attachment_item', quantity: 2 },
+    ]);
+  });
+
+  it.each([
+    ['a message', { message: 'Script error.' }, true],
+    ['a route signal', errorEvent('/login', 'RedirectSignal'), true],
+    ['an escaped literal', '{"message":"Script\\u0020error."}', true],
+    ['an error mentioning a literal elsewhere', errorEvent('Script error. happened while loading'), false],
+    ['invalid JSON holding a literal', '{"message":"Script error."', false],
+  ])('%s → dropped: %s', (_name, event, dropped) => {
+    const payload = typeof event === 'string' ? event : JSON.stringify(event);
+    const result = filter(parse(envelope({ dsn: DSN }, [{ header: { type: 'event' }, payload }])));
+    expect(result.items.length === 0).toBe(dropped);
+  });
+
+  it('builds client_report items and sums outcomes of whole dropped envelopes', () => {
+    const item = clientReportItem([{ reason: 'filtered', category: 'error', quantity: 2 }], 1_700_000_000_000);
+    expect(JSON.parse(item.payload.toString())).toEqual({
+      timestamp: 1_700_000_000,
+      discarded_events: [{ reason: 'filtered', category: 'error', quantity: 2 }],
+    });
+    const outcomes = new OutcomeAggregator<string>();
+    outcomes.add(DSN, 'target', [{ reason: 'filtered', category: 'error', quantity: 1 }]);
+    outcomes.add(DSN, 'target', [{ reason: 'filtered', category: 'error', quantity: 2 }]);
+    const [sent, ...rest] = outcomes.take(1_700_000_000_000);
+    expect(rest).toEqual([]);
+    const report = parse(sent?.bytes as Buffer);
+    expect(report.header.dsn).toBe(DSN);
+    expect(JSON.parse(report.items[0]?.payload.toString() ?? '')).toMatchObject({
+      discarded_events: [{ reason: 'filtered', category: 'error', quantity: 3 }],
+    });
+    expect(outcomes.take()).toEqual([]);
+  });
+});
+
+describe('rate limits', () => {
+  const now = 1_000_000;
+  it.each([
+    [
+      'categories and scope',
+      200,
+      { 'x-sentry-rate-limits': '60:error;transaction:key:quota' },
+      [{ categories: ['error', 'transaction'], seconds: 60, scope: 'key', reason: 'quota' }],
+    ],
+    [
+      'empty categories = all',
+      200,
+      { 'x-sentry-rate-limits': '30::organization' },
+      [{ categories: [], seconds: 30, scope: 'organization', reason: '' }],
+    ],
+    ['only unknown categories: ignored', 429, { 'x-sentry-rate-limits': '30:bogus:key' }, []],
+    [
+      'unknown ones dropped',
+      429,
+      { 'x-sentry-rate-limits': '30:bogus;span:key' },
+      [{ categories: ['span'], seconds: 30, scope: 'key', reason: '' }],
+    ],
+    [
+      'non-numeric retry → 60 s',
+      429,
+      { 'x-sentry-rate-limits': 'soon::key' },
+      [{ categories: [], seconds: 60, scope: 'key', reason: '' }],
+    ],
+    ['Retry-After on 429', 429, { 'retry-after': '17' }, [{ categories: [], seconds: 17, scope: 'key', reason: '' }]],
+    ['bare 429 → 60 s', 429, {}, [{ categories: [], seconds: 60, scope: 'key', reason: '' }]],
+    ['Retry-After on a 503 is not a rate limit', 503, { 'retry-after': '17' }, []],
+  ])('parses %s', (_name, status, headers, expected) => {
+    expect(parseRateLimits(status, headers, now)).toEqual(expected);
+  });
+
+  it('drops limited categories, keeps the longest limit, expires, and describes itself to the SDK', () => {
+    const limits = new RateLimits();
+    const parsed = parse(
+      envelope({ dsn: DSN }, [
+        eventItem(),
+        { header: { type: 'session' }, payload: '{}' },
+        { header: { type: 'client_report' }, payload: '{}' },
+      ]),
+    );
+    limits.update(DSN, parseRateLimits(429, { 'x-sentry-rate-limits': '60:error:key:quota, 10:error:key' }, now), now);
+    const decision = limits.apply(DSN, parsed.items, now + 1000);
+    expect(decision.items.map((i) => i.type)).toEqual(['session', 'client_report']);
+    expect(decision.discarded).toEqual([{ reason: 'ratelimit_backoff', category: 'error', quantity: 1 }]);
+    expect(limits.headers(DSN, now + 1000)).toEqual({
+      'retry-after': '59',
+      'x-sentry-rate-limits': '59:error:key:quota',
+    });
+    expect(limits.apply('https://other@h/1', parsed.items, now).items).toBe(parsed.items);
+    expect(limits.activeCount(now)).toBe(1);
+    expect(limits.apply(DSN, parsed.items, now + 61_000).items).toHaveLength(3);
+    expect(limits.headers(DSN, now + 61_000)).toEqual({});
+  });
+
+  it('an all-category limit holds back everything but client reports', () => {
+    const limits = new RateLimits();
+    limits.update(DSN, [{ categories: [], seconds: 5, scope: 'key', reason: '' }], now);
+    const parsed = parse(
+      envelope({ dsn: DSN }, [
+        eventItem(),
+        { header: { type: 'mystery' }, payload: '' },
+        { header: { type: 'client_report' }, payload: '{}' },
+      ]),
+    );
+    expect(limits.apply(DSN, parsed.items, now).items.map((i) => i.type)).toEqual(['client_report']);
+  });
+});
+
+describe('identity', () => {
+  it.each([
+    ['no trusted hop: the peer, whatever the header says', '10.0.0.2', '203.0.113.5', 0, '10.0.0.2'],
+    ['one hop: the address the proxy saw', '10.0.0.2', '198.51.100.66, 203.0.113.5', 1, '203.0.113.5'],
+    ['two hops', '10.0.0.2', '198.51.100.66, 203.0.113.5, 10.0.0.9', 2, '203.0.113.5'],
+    ['more hops than addresses: the farthest', '10.0.0.2', '203.0.113.5', 3, '203.0.113.5'],
+    ['trusted hop but no header: the peer', '::ffff:10.0.0.2', undefined, 1, '10.0.0.2'],
+    ['repeated headers', '10.0.0.2', ['198.51.100.66', '203.0.113.5'], 1, '203.0.113.5'],
+  ])('%s', (_name, peer, header, hops, expected) => {
+    expect(clientAddress(peer, header, hops)).toBe(expected);
+  });
+
+  it('forwards the client IP and browser headers, never cookies or Authorization', () => {
+    const headers = identityHeaders(clientAddress('::ffff:203.0.113.7', '198.51.100.1', 0), {
+      'user-agent': 'Mozilla/5.0',
+      origin: 'https://shop.example.com',
+      referer: 'https://shop.example.com/items',
+      cookie: 'session=secret',
+      authorization: 'Bearer secret',
+      'x-forwarded-for': '198.51.100.1',
+      'sec-ch-ua-platform': '"Linux"',
+    });
+    expect(headers).toEqual({
+      'x-sentry-forwarded-for': '203.0.113.7',
+      'user-agent': 'Mozilla/5.0',
+      origin: 'https://shop.example.com',
+      referer: 'https://shop.example.com/items',
+      'sec-ch-ua-platform': '"Linux"',
+    });
+  });
+});

@@ -1,0 +1,133 @@
+import { fileURLToPath } from 'node:url';
+import { type CaptureServer, runToExit, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
+
+const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+let capture: CaptureServer;
+let dsn: string;
+const running: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  capture = await startCaptureServer();
+  dsn = capture.dsn({ projectId: '5', publicKey: 'pk' });
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.kill()));
+  capture.setBehaviour({ kind: 'accept' });
+  capture.clear();
+});
+afterAll(async () => {
+  await capture?.close();
+  removeTempDirs();
+});
+
+const start = async (env: Record<string, string>) => {
+  const service = await spawnService(entry, { env });
+  running.push(service);
+  return service;
+};
+
+/** Posts envelopes from `connections` loops until `stop()`; returns the event ids answered with 200 and failures. */
+function load(url: string, connections: number) {
+  const accepted: string[] = [];
+  const failures: string[] = [];
+  let stopped = false;
+  let counter = 0;
+  const loops = Array.from({ length: connections }, async () => {
+    while (!stopped) {
+      const id = (counter++).toString(16).padStart(32, '0');
+      try {
+        const response = await fetch(`${url}/monitoring`, {
+          method: 'POST',
+          body: envelope({ event_id: id, dsn }, [eventItem()]),
+        });
+        await response.arrayBuffer();
+        if (response.status === 200) accepted.push(id);
+        else failures.push(`${id}: ${response.status}`);
+      } catch (error) {
+        failures.push(`${id}: ${(error as Error).message}`);
+      }
+    }
+  });
+  return {
+    accepted,
+    failures,
+    stop: async () => {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}
+
+describe('the relay process', () => {
+  it('refuses to start without ALLOWED_DSNS (exit 78, naming the variable)', async () => {
+    const result = await runToExit(entry, { env: { ALLOWED_DSNS: '', ALLOW_LOOPBACK_DSNS: '' } });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toMatch(/ALLOWED_DSNS is required/);
+    const bad = await runToExit(entry, { env: { ALLOWED_DSNS: 'https://nokey.example.com/1', SPOOL_MODE: 'maybe' } });
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).toMatch(/ALLOWED_DSNS entry .* has no public key/);
+    expect(bad.stderr).toMatch(/SPOOL_MODE must be one of durable, fast/);
+  });
+
+  it('refuses to start on a spool directory another relay holds (exit 1, saying why)', async () => {
+    const spoolDir = tempDir('relay-shared-');
+    await start({ ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir });
+    const second = await runToExit(entry, { env: { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir } });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/"code":"SPOOL_IN_USE".*in use by another telemetry-relay process/);
+  });
+
+  it('durable mode: after kill -9 under load, a restart delivers everything it answered 200 for', async () => {
+    const spoolDir = tempDir('relay-kill-');
+    const env = { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir, SPOOL_MODE: 'durable' };
+    capture.setBehaviour({ kind: 'stall' }); // nothing gets delivered before the kill: all of it is in flight or spooled
+    const first = await start(env);
+    const traffic = load(first.url, 8);
+    await eventually(() => traffic.accepted.length >= 200, 10_000, '200 accepted envelopes');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await traffic.stop();
+    const acknowledged = new Set(traffic.accepted);
+
+    capture.setBehaviour({ kind: 'accept' });
+    capture.clear();
+    await start(env);
+    await eventually(
+      () => [...acknowledged].every((id) => capture.envelopes.some((e) => e.header.event_id === id)),
+      15_000,
+      `all ${acknowledged.size} acknowledged envelopes upstream`,
+    );
+  });
+
+  it('SIGTERM under load: readiness fails first, no request fails, and what was in memory arrives after a restart', async () => {
+    const spoolDir = tempDir('relay-term-');
+    const env = {
+      ALLOWED_DSNS: dsn,
+      SPOOL_DIR: spoolDir,
+      SPOOL_MODE: 'fast',
+      SHUTDOWN_DRAIN_DELAY_MS: '300',
+      UPSTREAM_TIMEOUT_MS: '1000',
+    };
+    const relay = await start(env);
+    const traffic = load(relay.url, 8);
+    await eventually(() => traffic.accepted.length >= 100, 10_000, '100 accepted envelopes');
+    capture.setBehaviour({ kind: 'stall' }); // some envelopes are still in memory when the signal comes
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    relay.child.kill('SIGTERM');
+    // the load balancer: stops sending once readiness fails
+    await eventually(async () => (await fetch(`${relay.url}/readyz`)).status === 503, 5000, 'readiness to fail');
+    await traffic.stop();
+    expect(await relay.exited).toBe(0);
+    expect(traffic.failures).toEqual([]);
+
+    capture.setBehaviour({ kind: 'accept' });
+    await start(env);
+    await eventually(
+      () => traffic.accepted.every((id) => capture.envelopes.some((e) => e.header.event_id === id)),
+      15_000,
+      `all ${traffic.accepted.length} accepted envelopes upstream`,
+    );
+  });
+});
