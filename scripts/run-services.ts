@@ -15,7 +15,12 @@ interface Service {
 // Local defaults; anything already in the environment wins.
 const services: Service[] = [
   { name: 'relay', workspace: 'services/telemetry-relay', env: { PORT: '3001' } },
-  { name: 'web', workspace: 'services/web', env: { PORT: '3000' } },
+  // Without an ingress, the web service forwards the browser's telemetry (POST /monitoring) to the relay.
+  {
+    name: 'web',
+    workspace: 'services/web',
+    env: { PORT: '3000', TUNNEL_PATH: '/monitoring', TUNNEL_TARGET: 'http://127.0.0.1:3001' },
+  },
 ];
 
 const children = new Map<string, ChildProcess>();

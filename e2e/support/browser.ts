@@ -1,0 +1,40 @@
+// Debian's Chromium through playwright-core (never a downloaded browser), and the checks every page gets.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
+  });
+}
+
+/** Console errors and warnings, page errors, and React's hydration complaints, collected per page. */
+export function watchConsole(page: Page): { errors: string[]; warnings: string[] } {
+  const seen = { errors: [] as string[], warnings: [] as string[] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') seen.errors.push(message.text());
+    if (message.type() === 'warning') seen.warnings.push(message.text());
+  });
+  page.on('pageerror', (error) => seen.errors.push(`pageerror: ${error.message}`));
+  return seen;
+}
+
+const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+/** Screenshots for people to look at (test-artifacts/ is gitignored; CI keeps it as an artifact). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
+}
+
+/** Resolves once the client router has hydrated. */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.waitForFunction(() => (window as { __appHydrated?: boolean }).__appHydrated === true);
+}

@@ -1,0 +1,156 @@
+// Telemetry from the real SDKs: the browser posts through the same-origin tunnel path of the web service, which
+// forwards to a capture upstream (standing in for Sentry; the relay goes between them once wired); the Node SDK posts
+// to the DSN. What matters is what arrives upstream.
+import { type CapturedEnvelope, type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot, waitForHydration, watchConsole } from '../support/browser.ts';
+import { startWeb } from '../support/web.ts';
+
+let capture: CaptureServer;
+let web: ServiceProcess;
+let browser: Browser;
+
+beforeAll(async () => {
+  capture = await startCaptureServer();
+  [web, browser] = await Promise.all([
+    startWeb({
+      DIAGNOSTICS: '1',
+      SENTRY_DSN: capture.dsn(),
+      SENTRY_TRACES_SAMPLE_RATE: '1',
+      SENTRY_RELEASE: 'web@e2e',
+      SENTRY_ENVIRONMENT: 'e2e',
+      TUNNEL_TARGET: capture.envelopeUrl('1'),
+    }),
+    launchChromium(),
+  ]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await web?.kill();
+  await capture?.close();
+});
+
+const itemOf = (envelope: CapturedEnvelope, type: string) =>
+  envelope.items.find((item) => item.type === type)?.json as Record<string, unknown> | undefined;
+/** Came from the browser, through the web service's tunnel path (which adds X-Forwarded-For). */
+const viaTunnel = (envelope: CapturedEnvelope) =>
+  envelope.requestHeaders['x-forwarded-for'] !== undefined &&
+  String((envelope.header.sdk as { name?: string } | undefined)?.name).includes('react');
+const exceptionValue = (event: Record<string, unknown> | undefined) =>
+  ((event?.exception as { values?: Array<{ value?: string }> } | undefined)?.values ?? [])
+    .map((v) => v.value)
+    .join(' ');
+
+async function open(path: string): Promise<{ page: Page; seen: ReturnType<typeof watchConsole> }> {
+  const page = await browser.newPage();
+  const seen = watchConsole(page);
+  await page.goto(`${web.url}${path}`);
+  await waitForHydration(page);
+  return { page, seen };
+}
+
+describe('telemetry through the tunnel', () => {
+  it('sends a pageload transaction named by route pattern that continues the server trace', async () => {
+    const { page, seen } = await open('/catalog/amber-lamp');
+    const serverTrace = await page.getAttribute('meta[name="sentry-trace"]', 'content');
+    expect(serverTrace).toMatch(/^[0-9a-f]{32}-[0-9a-f]{16}-1$/);
+    const envelope = await capture.waitFor(
+      (e) => viaTunnel(e) && itemOf(e, 'transaction')?.transaction === '/catalog/:slug',
+      20_000,
+    );
+    const transaction = itemOf(envelope, 'transaction') as {
+      contexts: { trace: { op: string; trace_id: string } };
+      release: string;
+      environment: string;
+    };
+    expect(transaction.contexts.trace.op).toBe('pageload');
+    expect(transaction.contexts.trace.trace_id).toBe(serverTrace?.split('-')[0]);
+    expect(transaction.release).toBe('web@e2e');
+    expect(transaction.environment).toBe('e2e');
+    // Release health: the page's session arrives too.
+    await capture.waitFor((e) => viaTunnel(e) && e.items.some((item) => item.type === 'session'), 20_000);
+    expect(seen.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('reports a client exception and never an ignored one', async () => {
+    const { page, seen } = await open('/diagnostics/ignored-error');
+    await page.click('text=Throw an ignored error');
+    await page.click('a[href="/diagnostics/client-error"]');
+    await page.click('text=Throw in the browser');
+    await expect
+      .poll(() => page.textContent('main h1'))
+      .toBe('Application error: a client-side exception has occurred (see the browser console for more information)');
+    const envelope = await capture.waitFor(
+      (e) => viaTunnel(e) && exceptionValue(itemOf(e, 'event')).includes('diagnostics: render failure'),
+      20_000,
+    );
+    expect(itemOf(envelope, 'event')?.level).toBe('error');
+    // Exactly once, and the ignored error (thrown earlier, so sent earlier if at all) never arrived.
+    const events = capture.items('event').map((item) => exceptionValue(item.json as Record<string, unknown>));
+    expect(events.filter((v) => v.includes('diagnostics: render failure'))).toHaveLength(1);
+    expect(events.filter((v) => v.includes('ResizeObserver'))).toEqual([]);
+    expect(seen.errors.some((e) => e.includes('ResizeObserver loop'))).toBe(true);
+    await page.close();
+  });
+
+  it('shows the server exception digest, which is the event id upstream and in the log line', async () => {
+    const { page } = await open('/diagnostics/server-error');
+    const digest = await page.textContent('[data-testid="digest"]');
+    expect(digest).toMatch(/^[0-9a-f]{32}$/);
+    const envelope = await capture.waitFor((e) => itemOf(e, 'event')?.event_id === digest, 20_000);
+    expect(exceptionValue(itemOf(envelope, 'event'))).toContain('diagnostics: loader failure');
+    const failure = web.logs.find((line) => line.digest === digest && typeof line.requestId === 'string');
+    expect(failure).toBeDefined();
+    // The request's log lines carry its trace id, and its own line is written whatever the log sampling.
+    expect(failure?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    await expect
+      .poll(() => web.logs.find((line) => line.msg === 'request completed' && line.requestId === failure?.requestId))
+      .toMatchObject({ res: { statusCode: 500 }, traceId: failure?.traceId });
+    // Captured once: no second event for the same failure from Fastify's instrumentation.
+    await page.waitForTimeout(1_000);
+    const sameFailure = capture
+      .items('event')
+      .filter((item) => item.json && (item.json as { event_id?: string }).event_id !== undefined)
+      .filter((item) => exceptionValue(item.json as Record<string, unknown>).includes('loader failure'));
+    expect(sameFailure).toHaveLength(1);
+    await page.close();
+  });
+
+  it('continues an incoming trace on the server', async () => {
+    const traceId = '0123456789abcdef0123456789abcdef';
+    const res = await fetch(`${web.url}/catalog`, { headers: { 'sentry-trace': `${traceId}-0123456789abcdef-1` } });
+    const html = await res.text();
+    expect(html).toMatch(new RegExp(`<meta name="sentry-trace" content="${traceId}-[0-9a-f]{16}-1"/>`));
+  });
+});
+
+describe('feedback widget', () => {
+  it('hides its button while the form is open, shows it after close and after submit, and delivers the feedback', async () => {
+    const { page, seen } = await open('/');
+    const trigger = page.locator('#sentry-feedback .widget__actor');
+    await trigger.waitFor({ state: 'visible', timeout: 10_000 });
+    const hidden = () => trigger.getAttribute('aria-hidden');
+    expect(await hidden()).not.toBe('true');
+
+    await trigger.click();
+    await expect.poll(hidden).toBe('true');
+    await page.locator('#sentry-feedback .btn--default').click(); // Cancel
+    await expect.poll(hidden).not.toBe('true');
+
+    await trigger.click();
+    await expect.poll(hidden).toBe('true');
+    await screenshot(page, 'feedback-form');
+    await page.locator('#sentry-feedback textarea[name="message"]').fill('The lamp page is lovely (e2e).');
+    await page.locator('#sentry-feedback .btn--primary').click();
+    const envelope = await capture.waitFor((e) => itemOf(e, 'feedback') !== undefined, 20_000);
+    const feedback = itemOf(envelope, 'feedback') as { contexts: { feedback: { message: string } } };
+    expect(feedback.contexts.feedback.message).toBe('The lamp page is lovely (e2e).');
+    expect(viaTunnel(envelope)).toBe(true);
+    // The success message shows for 5 s, then the button returns.
+    await expect.poll(hidden, { timeout: 10_000 }).not.toBe('true');
+    expect(seen.errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,52 @@
+// The baseline: a bare node:http server rendering the same component tree (layout + 50-item catalog list) with
+// React alone. The router context is computed once at startup, so each request costs only the render: the limit
+// any framework around it can approach. RENDER=stream (renderToPipeableStream) or RENDER=string (renderToString).
+import { createServer } from 'node:http';
+import { renderToPipeableStream, renderToString } from 'react-dom/server';
+import { createStaticHandler, createStaticRouter, RouterContextProvider, StaticRouterProvider } from 'react-router';
+import { routeTable, views } from '../src/app/route-table.ts';
+import { serverHandlers } from '../src/app/server-handlers.ts';
+import { enabledRoutes } from '../src/framework/route-table.ts';
+import { buildServerRoutes } from '../src/framework/server-routes.ts';
+
+const mode = process.env.RENDER === 'string' ? 'string' : 'stream';
+const table = enabledRoutes(routeTable, false);
+const handlers = Object.fromEntries(Object.entries(serverHandlers).filter(([id]) => id !== 'diagnostics'));
+const handler = createStaticHandler(await buildServerRoutes(table, views, handlers));
+const context = await handler.query(new Request('http://bench/catalog?limit=50'), {
+  requestContext: new RouterContextProvider(),
+});
+if (context instanceof Response) throw new Error('unexpected redirect');
+
+const head =
+  '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Catalog</title></head><body><div id="root">';
+const tail = '</div></body></html>';
+
+createServer((_req, res) => {
+  const router = createStaticRouter(handler.dataRoutes, context);
+  const app = <StaticRouterProvider router={router} context={context} />;
+  res.setHeader('content-type', 'text/html; charset=utf-8');
+  if (mode === 'string') {
+    res.end(head + renderToString(app) + tail);
+    return;
+  }
+  const stream = renderToPipeableStream(app, {
+    onShellReady() {
+      res.write(head);
+      stream.pipe(res);
+    },
+    onAllReady() {},
+    onShellError() {
+      res.statusCode = 500;
+      res.end();
+    },
+  });
+  // React ends the response when done; the tail is written by hooking end (as the service does with a Transform).
+  const end = res.end.bind(res);
+  res.end = ((...args: Parameters<typeof res.end>) => {
+    res.write(tail);
+    return end(...args);
+  }) as typeof res.end;
+}).listen(Number(process.env.PORT ?? 0), '127.0.0.1', function (this: import('node:net').Server) {
+  console.log(`listening ${JSON.stringify(this.address())}`);
+});

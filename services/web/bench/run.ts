@@ -1,0 +1,178 @@
+// `npm run bench -w @app/web`: SSR and page-data throughput of the service against bare React servers rendering the
+// same tree, in one run, interleaved rounds, the server under test pinned to core 0 and wrk to core 1. Then the
+// first-load JavaScript size and, from Chromium, hydration time with and without Sentry. Ratios are the result:
+// absolute numbers on a shared 2-core machine are noise, ratios measured side by side are not.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { startCaptureServer } from '@app/test-kit';
+import { measureBrowser } from './browser.ts';
+import { measureFirstLoad } from './bundle-size.ts';
+
+const root = new URL('..', import.meta.url).pathname;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 10;
+const SAMPLE_RATE = '0.1';
+const PAGE = '/catalog?limit=50';
+
+interface Target {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+}
+
+function build(): void {
+  execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      join(root, '../../node_modules/vite/bin/vite.js'),
+      'build',
+      '--ssr',
+      '--outDir',
+      'dist/bench',
+      '--logLevel',
+      'error',
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production', WEB_SSR_ENTRY: 'bench/bare-server.tsx' },
+    },
+  );
+}
+
+async function startPinned(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, ...args], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')} did not start`));
+    }, 20_000);
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const port = /(?:127\.0\.0\.1:|"port":)(\d+)/.exec(seen)?.[1];
+      if (ready.test(seen) && port) {
+        clearTimeout(timer);
+        // Keep draining the logs (one line per request at info, as deployed) without keeping them.
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        child.stdout.resume();
+        child.stderr.resume();
+        resolve({ child, port: Number(port) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${seen}`)));
+  });
+}
+
+/** Runs wrk without blocking this process, which meanwhile drains the servers' logs and runs the capture server. */
+async function wrk(target: Target): Promise<{ rps: number; p99Ms: number }> {
+  const headers = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const child = spawn(
+    'taskset',
+    ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...headers, target.url],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`wrk exited ${code} for ${target.name}`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const factor = { us: 0.001, ms: 1, s: 1000 }[(p99?.[2] ?? 'ms') as 'us' | 'ms' | 's'];
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (non2xx) throw new Error(`${target.name}: ${non2xx[1]} failed responses`);
+  return { rps, p99Ms: Number(p99?.[1]) * factor };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+async function main(): Promise<void> {
+  build();
+  const capture = await startCaptureServer();
+  const web = await startPinned(
+    ['--import', './dist/server/instrument.js', './dist/server/main.js'],
+    { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE },
+    /Server listening/,
+  );
+  const bareStream = await startPinned(['dist/bench/bare.js'], { RENDER: 'stream' }, /listening/);
+  const bareString = await startPinned(['dist/bench/bare.js'], { RENDER: 'string' }, /listening/);
+  const targets: Target[] = [
+    { name: 'web SSR (document)', url: `http://127.0.0.1:${web.port}${PAGE}` },
+    {
+      name: 'web page data',
+      url: `http://127.0.0.1:${web.port}${PAGE}`,
+      headers: { 'X-Page-Data': '1', 'X-Page-Data-Routes': 'root,catalog-list' },
+    },
+    { name: 'bare renderToPipeableStream', url: `http://127.0.0.1:${bareStream.port}/` },
+    { name: 'bare renderToString', url: `http://127.0.0.1:${bareString.port}/` },
+  ];
+  const results = new Map<string, Array<{ rps: number; p99Ms: number }>>();
+  try {
+    for (const target of targets) await wrk(target); // warm-up (JIT), not recorded
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const target of targets) {
+        const result = await wrk(target);
+        results.set(target.name, [...(results.get(target.name) ?? []), result]);
+        console.log(
+          `round ${round} ${target.name.padEnd(30)} ${result.rps.toFixed(0).padStart(6)} req/s  p99 ${result.p99Ms.toFixed(1)} ms`,
+        );
+      }
+    }
+  } finally {
+    for (const server of [web, bareStream, bareString]) {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+    await capture.close();
+  }
+  const summary = Object.fromEntries(
+    [...results].map(([name, runs]) => [
+      name,
+      { rps: median(runs.map((r) => r.rps)), p99Ms: median(runs.map((r) => r.p99Ms)) },
+    ]),
+  );
+  const get = (name: string) => summary[name] ?? { rps: Number.NaN, p99Ms: Number.NaN };
+  console.log(
+    `\nmedians of ${ROUNDS} interleaved rounds, ${SECONDS} s each, ${CONNECTIONS} connections, ${PAGE} (50 items)`,
+  );
+  console.log(`Sentry enabled in the service as deployed: errors on, tracesSampleRate ${SAMPLE_RATE}`);
+  for (const [name, s] of Object.entries(summary)) {
+    console.log(`  ${name.padEnd(30)} ${s.rps.toFixed(0).padStart(6)} req/s  p99 ${s.p99Ms.toFixed(1)} ms`);
+  }
+  const ssr = get('web SSR (document)').rps;
+  console.log(`  SSR / bare stream      ${(ssr / get('bare renderToPipeableStream').rps).toFixed(2)}  (target ≥ 0.70)`);
+  console.log(`  SSR / bare string      ${(ssr / get('bare renderToString').rps).toFixed(2)}`);
+  console.log(`  page data / SSR        ${(get('web page data').rps / ssr).toFixed(2)}  (target ≥ 3)`);
+
+  const size = measureFirstLoad();
+  console.log(`\nfirst-load JavaScript ${size.page}: ${size.totalGzipKb.toFixed(1)} KB gzip (target ≤ 140)`);
+  for (const [pkg, kb] of Object.entries(size.byPackage).sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${pkg.padEnd(20)} ${kb.toFixed(1)} KB`);
+  }
+  for (const f of size.deferred) console.log(`  loaded after hydration: feedback widget ${f.gzipKb.toFixed(1)} KB`);
+
+  const browser = await measureBrowser();
+  console.log('\nChromium (medians of 5 loads of /catalog, cache warm):');
+  for (const [name, value] of Object.entries(browser)) console.log(`  ${name.padEnd(44)} ${value}`);
+}
+
+await main();

@@ -1,0 +1,55 @@
+import { Form, Link, useLoaderData, useNavigation } from 'react-router';
+import type { CatalogPage } from './catalog.ts';
+import { formatPrice } from './format.ts';
+
+function pageHref(page: CatalogPage, to: number): string {
+  const search = new URLSearchParams();
+  if (page.query) search.set('q', page.query);
+  if (to > 1) search.set('page', String(to));
+  const query = search.toString();
+  return query ? `/catalog?${query}` : '/catalog';
+}
+
+export function Component() {
+  const page = useLoaderData() as CatalogPage;
+  const searching = useNavigation().location?.pathname === '/catalog';
+  return (
+    <>
+      <h1>Catalog</h1>
+      <Form method="get" role="search" className="search">
+        <label htmlFor="catalog-q">Search the catalog</label>
+        <input id="catalog-q" name="q" type="search" defaultValue={page.query} />
+        <button type="submit">Search</button>
+      </Form>
+      <p aria-live="polite">
+        {page.total === 0
+          ? 'No items match.'
+          : `${page.total} items · page ${page.page} of ${page.pageCount}${searching ? ' · loading…' : ''}`}
+      </p>
+      <ul className="catalog-list">
+        {page.items.map((item) => (
+          <li key={item.id}>
+            <Link to={`/catalog/${item.slug}`}>{item.name}</Link>
+            <span className="price">{formatPrice(item.priceCents)}</span>
+            {item.inStock ? null : <span className="badge">Out of stock</span>}
+          </li>
+        ))}
+      </ul>
+      <nav aria-label="Pages" className="pagination">
+        {page.page > 1 ? (
+          <Link to={pageHref(page, page.page - 1)} rel="prev">
+            Previous page
+          </Link>
+        ) : null}
+        {page.page < page.pageCount ? (
+          <Link to={pageHref(page, page.page + 1)} rel="next" data-prefetch="viewport">
+            Next page
+          </Link>
+        ) : null}
+      </nav>
+    </>
+  );
+}
+
+export const title = (page: CatalogPage) =>
+  page.query ? `“${page.query}” · Catalog · Example Store` : `Catalog, page ${page.page} · Example Store`;

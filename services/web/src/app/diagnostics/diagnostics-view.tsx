@@ -1,0 +1,51 @@
+import { useState } from 'react';
+import { Link, useLoaderData } from 'react-router';
+import type { DiagnosticsData } from './diagnostics.server.ts';
+import { FAILURES } from './failures.ts';
+
+export function Component() {
+  const { failure } = useLoaderData() as DiagnosticsData;
+  const [explode, setExplode] = useState(false);
+  if (failure === 'render-error' || explode) {
+    throw new Error(`diagnostics: render failure (secret-internal-detail, ${failure})`);
+  }
+  return (
+    <>
+      <h1>Diagnostics: {failure}</h1>
+      <nav aria-label="Diagnostics">
+        <ul>
+          {FAILURES.map((f) => (
+            <li key={f}>
+              <Link to={`/diagnostics/${f}`}>{f}</Link>
+            </li>
+          ))}
+          <li>
+            <Link to="/catalog/old-amber-lamp">a moved page</Link>
+          </li>
+          <li>
+            <Link to="/catalog/no-such-item">a missing item</Link>
+          </li>
+        </ul>
+      </nav>
+      {failure === 'client-error' ? (
+        <button type="button" onClick={() => setExplode(true)}>
+          Throw in the browser
+        </button>
+      ) : null}
+      {failure === 'ignored-error' ? (
+        <button
+          type="button"
+          onClick={() =>
+            setTimeout(() => {
+              throw new Error('ResizeObserver loop completed with undelivered notifications.');
+            })
+          }
+        >
+          Throw an ignored error
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+export const title = (data: DiagnosticsData) => `Diagnostics: ${data.failure} · Example Store`;

@@ -1,0 +1,33 @@
+import { NavLink, Outlet, ScrollRestoration, useLoaderData } from 'react-router';
+import { NavigationEffects } from '../framework/navigation-effects.tsx';
+import type { RootData } from './preferences/preferences.server.ts';
+import { APP_NAME } from './route-table.ts';
+
+export function Component() {
+  const { preferences } = useLoaderData() as RootData;
+  return (
+    <div className={`app theme-${preferences.theme}`}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="site-header">
+        <NavLink to="/" className="brand" end>
+          {APP_NAME}
+        </NavLink>
+        <nav aria-label="Main">
+          <NavLink to="/catalog">Catalog</NavLink>
+          <NavLink to="/preferences">Preferences</NavLink>
+        </nav>
+        {preferences.displayName ? <span className="greeting">{`Hello, ${preferences.displayName}`}</span> : null}
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+      <footer className="site-footer">Example product · replace src/app with your own routes</footer>
+      <NavigationEffects appName={APP_NAME} />
+      <ScrollRestoration />
+    </div>
+  );
+}
+
+export const title = () => APP_NAME;

@@ -1,0 +1,6 @@
+import { notFound } from './signals.ts';
+
+/** Any unknown URL: the same 404 view, inside the layout. */
+export function notFoundLoader(): never {
+  notFound();
+}

@@ -1,0 +1,7 @@
+import { NotFoundScreen } from '../framework/error-screens.tsx';
+
+export function Component() {
+  return <NotFoundScreen />;
+}
+
+export const title = () => 'Page not found';

@@ -1,0 +1,55 @@
+import { type ActionFunctionArgs, createCookie, data, type LoaderFunctionArgs } from 'react-router';
+import { redirect } from '../signals.ts';
+import { DEFAULT_PREFERENCES, type FieldErrors, type Preferences, validatePreferences } from './preferences.ts';
+
+// Stored in a cookie so the service stays stateless. Not secret, so not signed; validated on every read.
+const cookie = createCookie('prefs', { path: '/', sameSite: 'lax', httpOnly: true, maxAge: 60 * 60 * 24 * 365 });
+
+export function readPreferences(request: Request): Preferences {
+  const header = request.headers.get('cookie');
+  if (!header?.includes('prefs=')) return DEFAULT_PREFERENCES;
+  const match = /(?:^|;\s*)prefs=([^;]*)/.exec(header);
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(decodeURIComponent(match?.[1] ?? ''), 'base64').toString());
+    const result = validatePreferences(
+      decoded && typeof decoded === 'object' ? (decoded as Record<string, unknown>) : {},
+    );
+    return result.ok ? result.value : DEFAULT_PREFERENCES;
+  } catch {
+    return DEFAULT_PREFERENCES;
+  }
+}
+
+export interface RootData {
+  preferences: Preferences;
+}
+
+export function rootLoader({ request }: LoaderFunctionArgs): RootData {
+  return { preferences: readPreferences(request) };
+}
+
+export interface PreferencesData {
+  preferences: Preferences;
+  saved: boolean;
+}
+
+export function preferencesLoader({ request, url }: LoaderFunctionArgs): PreferencesData {
+  return { preferences: readPreferences(request), saved: url.searchParams.get('saved') === '1' };
+}
+
+export interface PreferencesActionData {
+  errors: FieldErrors;
+  values: Record<string, string>;
+}
+
+export async function preferencesAction({ request }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const values: Record<string, string> = {};
+  for (const key of ['displayName', 'pageSize', 'theme']) {
+    const value = form.get(key);
+    values[key] = typeof value === 'string' ? value : '';
+  }
+  const result = validatePreferences(values);
+  if (!result.ok) return data<PreferencesActionData>({ errors: result.errors, values }, { status: 400 });
+  throw redirect('/preferences?saved=1', { headers: { 'Set-Cookie': await cookie.serialize(result.value) } });
+}

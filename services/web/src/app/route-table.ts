@@ -1,0 +1,37 @@
+// The product's routes: the one list from which the server and the browser build their routes (see
+// framework/route-table.ts). A team replacing the example edits this file, server-handlers.ts and the views.
+import type { RouteEntry, RouteView } from '../framework/route-table.ts';
+
+export const APP_NAME = 'Example Store';
+
+/** Every view module of the product, by path (Vite turns each into its own chunk). */
+export const views = import.meta.glob<RouteView>(['./**/*.tsx']);
+
+export const routeTable: RouteEntry[] = [
+  {
+    id: 'root',
+    path: '/',
+    loader: true,
+    view: 'layout.tsx',
+    children: [
+      { id: 'home', index: true, view: 'home.tsx' },
+      { id: 'catalog-list', path: 'catalog', loader: true, view: 'catalog/list-view.tsx' },
+      { id: 'catalog-item', path: 'catalog/:slug', loader: true, view: 'catalog/item-view.tsx' },
+      {
+        id: 'preferences',
+        path: 'preferences',
+        loader: true,
+        action: true,
+        view: 'preferences/preferences-view.tsx',
+      },
+      {
+        id: 'diagnostics',
+        path: 'diagnostics/:failure',
+        loader: true,
+        diagnostics: true,
+        view: 'diagnostics/diagnostics-view.tsx',
+      },
+      { id: 'not-found', path: '*', loader: true, view: 'not-found.tsx' },
+    ],
+  },
+];

@@ -1,0 +1,79 @@
+// The browser SDK, configured from what the server injected (DSN, release, environment, tunnel), initialised before
+// the router is created so pageload and navigation transactions get route-pattern names.
+//
+// Built from its parts (BrowserClient + an explicit integration list, as Sentry documents for tree-shaking default
+// integrations) rather than with `Sentry.init`, whose default list is always bundled even with
+// `defaultIntegrations: false`. Left out, and so not shipped: browserApiErrors (wraps every timer and event listener
+// to catch what the global handlers already see for our same-origin scripts) with functionToString (only there for
+// those wrappers), and conversationId (AI conversations). −2.9 KB gzip of first-load JavaScript.
+import { ignoreErrors } from '@app/telemetry-rules';
+import { applySdkMetadata } from '@sentry/core';
+import {
+  BrowserClient,
+  breadcrumbsIntegration,
+  browserSessionIntegration,
+  consoleIntegration,
+  cultureContextIntegration,
+  dedupeIntegration,
+  defaultStackParser,
+  eventFiltersIntegration,
+  globalHandlersIntegration,
+  httpContextIntegration,
+  linkedErrorsIntegration,
+  makeFetchTransport,
+  reactRouterBrowserTracingIntegration,
+  setContext,
+  setCurrentClient,
+} from '@sentry/react';
+import { version as reactVersion, useEffect } from 'react';
+import { createRoutesFromChildren, matchRoutes, useLocation, useNavigationType } from 'react-router';
+import type { ClientConfig } from '../framework/client-config.ts';
+import { TRACING } from '../framework/timing.ts';
+
+export function initSentry(config: ClientConfig['sentry']): void {
+  if (!config.dsn) return;
+  const options = {
+    dsn: config.dsn,
+    ...(config.release ? { release: config.release } : {}),
+    environment: config.environment,
+    // With no tunnel the SDK posts to the DSN's own intake.
+    ...(config.tunnel ? { tunnel: config.tunnel } : {}),
+    tracesSampleRate: config.tracesSampleRate,
+    // Transactions as events: the specification's "1000 spans per transaction" is the SDK's fixed cap
+    // (MAX_SPAN_COUNT in @sentry/core); it is not an option.
+    traceLifecycle: 'static' as const,
+    maxBreadcrumbs: TRACING.maxBreadcrumbs,
+    transport: makeFetchTransport,
+    transportOptions: { bufferSize: TRACING.transportBufferSize },
+    stackParser: defaultStackParser,
+    integrations: [
+      // ignoreErrors lives here when the client is built by hand (Sentry.init passes it through the same way).
+      eventFiltersIntegration({ ignoreErrors }),
+      globalHandlersIntegration(),
+      linkedErrorsIntegration(),
+      dedupeIntegration(),
+      breadcrumbsIntegration(),
+      consoleIntegration(),
+      httpContextIntegration(),
+      cultureContextIntegration(),
+      browserSessionIntegration(),
+      reactRouterBrowserTracingIntegration({
+        useEffect,
+        useLocation,
+        useNavigationType,
+        createRoutesFromChildren,
+        matchRoutes,
+        enableAsyncRouteHandlers: true,
+        idleTimeout: TRACING.idleTimeout,
+        finalTimeout: TRACING.finalTimeout,
+        childSpanTimeout: TRACING.childSpanTimeout,
+      }),
+    ],
+  };
+  // What @sentry/react's init adds: the SDK name (events say sentry.javascript.react) and the React context.
+  applySdkMetadata(options, 'react');
+  const client = new BrowserClient(options);
+  setCurrentClient(client);
+  client.init();
+  setContext('react', { version: reactVersion });
+}

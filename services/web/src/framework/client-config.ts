@@ -1,0 +1,19 @@
+/** What the server tells the browser at run time (in <script type="application/json" id="client-config">). */
+export interface ClientConfig {
+  sentry: {
+    dsn: string | undefined;
+    release: string | undefined;
+    environment: string;
+    tracesSampleRate: number;
+    /** Same-origin path for envelopes; undefined = straight to the DSN's intake. */
+    tunnel: string | undefined;
+  };
+  diagnostics: boolean;
+  /** This response's CSP nonce for styles (the feedback widget's shadow-root <style> elements). */
+  styleNonce?: string;
+}
+
+export function readClientConfig(doc: Document): ClientConfig {
+  const text = doc.getElementById('client-config')?.textContent;
+  return JSON.parse(text ?? 'null') as ClientConfig;
+}

@@ -1,0 +1,35 @@
+import type { RouteObject } from 'react-router';
+import { RouteErrorBoundary } from './error-screens.tsx';
+import type { RouteEntry, RouteHandle, RouteView } from './route-table.ts';
+
+/** Wraps a dynamic import (for the route-code timeout and full-load fallback, see client/lazy-route.ts). */
+export type LoadView = (entry: RouteEntry) => Promise<RouteView>;
+
+/**
+ * Browser routes from the same table: `loader: true` / `action: true` (the data strategy fetches page data) and the
+ * view as a lazy chunk. Error boundaries are static so error screens work even when a chunk cannot load.
+ */
+export function buildClientRoutes(table: RouteEntry[], loadView: LoadView): RouteObject[] {
+  return table.map((entry) => {
+    const load = () => loadView(entry);
+    const common = {
+      id: entry.id,
+      ErrorBoundary: RouteErrorBoundary,
+      ...(entry.loader ? { loader: true as const } : {}),
+      ...(entry.action ? { action: true as const } : {}),
+      lazy: {
+        Component: async () => (await load()).Component,
+        handle: async (): Promise<RouteHandle> => {
+          const view = await load();
+          return view.title ? { title: view.title as (data: unknown) => string } : {};
+        },
+      },
+    };
+    if (entry.index) return { ...common, index: true };
+    return {
+      ...common,
+      ...(entry.path !== undefined ? { path: entry.path } : {}),
+      ...(entry.children ? { children: buildClientRoutes(entry.children, loadView) } : {}),
+    };
+  }) as RouteObject[];
+}

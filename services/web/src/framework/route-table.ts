@@ -1,0 +1,56 @@
+import type { ComponentType } from 'react';
+import type { ActionFunction, LoaderFunction } from 'react-router';
+
+/** What a route's code-split module exports. */
+export interface RouteView {
+  Component: ComponentType;
+  /** The document title for this route, from its loader data. The deepest route with a title wins. */
+  title?: (data: never) => string;
+}
+
+/**
+ * One entry of the route table: the single list from which both the server routes (real loaders and actions) and
+ * the browser routes (`loader: true`, lazily loaded views) are built, with the same ids.
+ */
+export interface RouteEntry {
+  id: string;
+  path?: string;
+  index?: true;
+  /** The view's module, relative to the route table (a key of its `views`); the browser loads it as a chunk. */
+  view: string;
+  /** The route has a server loader / action (the browser asks for its data through the page-data protocol). */
+  loader?: true;
+  action?: true;
+  /** Exists only when DIAGNOSTICS=1 (deliberate failures for the end-to-end tests). */
+  diagnostics?: true;
+  children?: RouteEntry[];
+}
+
+export interface ServerHandlers {
+  loader?: LoaderFunction;
+  action?: ActionFunction;
+}
+
+export interface RouteHandle {
+  title?: (data: unknown) => string;
+}
+
+/** The table with diagnostics routes removed unless they are enabled: the same filter on both sides. */
+export function enabledRoutes(table: RouteEntry[], diagnostics: boolean): RouteEntry[] {
+  return table
+    .filter((entry) => diagnostics || !entry.diagnostics)
+    .map((entry) => (entry.children ? { ...entry, children: enabledRoutes(entry.children, diagnostics) } : entry));
+}
+
+export function flattenRoutes(table: RouteEntry[]): RouteEntry[] {
+  return table.flatMap((entry) => [entry, ...flattenRoutes(entry.children ?? [])]);
+}
+
+/** The view loaders of the table, keyed like `RouteEntry.view` (from `import.meta.glob`). */
+export type ViewModules = Record<string, () => Promise<RouteView>>;
+
+export function viewLoader(views: ViewModules, entry: RouteEntry): () => Promise<RouteView> {
+  const load = views[`./${entry.view}`];
+  if (!load) throw new Error(`route "${entry.id}": no view module ./${entry.view}`);
+  return load;
+}

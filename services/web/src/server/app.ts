@@ -1,0 +1,116 @@
+import { createServiceApp, type ServiceApp } from '@app/service-kit';
+import * as Sentry from '@sentry/node';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { APP_NAME, routeTable, views } from '../app/route-table.ts';
+import { serverHandlers } from '../app/server-handlers.ts';
+import type { ClientConfig } from '../framework/client-config.ts';
+import { SERVER_ERROR_TEXT } from '../framework/page-data-protocol.ts';
+import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/route-table.ts';
+import { buildServerRoutes } from '../framework/server-routes.ts';
+import type { Assets } from './assets.ts';
+import type { Config } from './config.ts';
+import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
+import { pages } from './pages.ts';
+import { logRequests } from './request-log.ts';
+import { registerSecurityHeaders } from './security.ts';
+import { staticAssets } from './static-assets.ts';
+import { tunnelProxy } from './tunnel-proxy.ts';
+
+export interface BuildOptions {
+  assets: Assets;
+  /** Directory of the built client (served under /assets/); absent in dev, where Vite serves the code. */
+  clientDir?: string;
+  dev?: boolean;
+  /** Lets the dev server put Vite's middleware in front of Fastify. */
+  serverFactory?: FastifyServerOptions['serverFactory'];
+}
+
+/** The handlers of the enabled routes only. */
+function handlersOf(table: RouteEntry[]) {
+  const ids = new Set(flattenRoutes(table).map((entry) => entry.id));
+  return Object.fromEntries(Object.entries(serverHandlers).filter(([id]) => ids.has(id)));
+}
+
+export interface WebApp extends ServiceApp {
+  metrics: Metrics;
+  /** The separate /metrics server when METRICS_PORT is set (the caller listens on it). */
+  metricsApp?: FastifyInstance;
+}
+
+/** Builds the service without listening, so tests can use inject() or a loopback port. */
+export async function buildApp(config: Config, options: BuildOptions): Promise<WebApp> {
+  const service = await createServiceApp('web', config.server, {
+    // Replaced by logRequests below: one sampled line per request, every failure logged.
+    skipRequestLog: () => true,
+    fastify: {
+      // Page URLs are the router's business, however long their segments.
+      routerOptions: { maxParamLength: 2048 },
+      // Log lines of a request carry its trace id, so logs and Sentry traces can be joined. Bound when Fastify makes
+      // the request's logger (inside the request's Sentry span), rather than by a second child logger per request.
+      childLoggerFactory: (logger, bindings, childOptions) => {
+        const traceId = Sentry.getActiveSpan()?.spanContext().traceId;
+        return logger.child(traceId ? { ...bindings, traceId } : bindings, childOptions);
+      },
+      ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
+    },
+  });
+  const { app } = service;
+  const metrics = createMetrics();
+  recordRequests(app, metrics);
+  logRequests(app, { sampleEvery: config.logSampleEvery });
+
+  // Failures outside the page handler (a bug in this service): the same screen and digest, nothing internal.
+  app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status < 500) return reply.code(status).send(error);
+    const digest = Sentry.lastEventId() ?? Sentry.captureException(error);
+    req.log.error({ err: error, digest }, 'unhandled failure');
+    return reply
+      .code(status)
+      .header('cache-control', 'no-store')
+      .type('text/plain; charset=utf-8')
+      .send(`${SERVER_ERROR_TEXT}\nDigest: ${digest}\n`);
+  });
+  await registerSecurityHeaders(app, { dev: options.dev ?? false });
+  if (options.clientDir) await app.register(staticAssets, { root: options.clientDir });
+  if (config.tunnelPath && config.tunnelTarget) {
+    await app.register(tunnelProxy, { path: config.tunnelPath, target: config.tunnelTarget });
+  }
+
+  let metricsApp: FastifyInstance | undefined;
+  if (config.metricsPort === undefined) {
+    await app.register(metricsRoute, { metrics });
+  } else {
+    const separate = await createServiceApp(
+      'web-metrics',
+      { ...config.server, port: config.metricsPort },
+      {
+        skipRequestLog: () => true,
+      },
+    );
+    await separate.app.register(metricsRoute, { metrics });
+    metricsApp = separate.app;
+  }
+
+  const table = enabledRoutes(routeTable, config.diagnostics);
+  const clientConfig: ClientConfig = {
+    sentry: {
+      dsn: config.sentry.dsn,
+      release: config.sentry.release,
+      environment: config.sentry.environment,
+      tracesSampleRate: config.sentry.tracesSampleRate,
+      tunnel: config.tunnelPath,
+    },
+    diagnostics: config.diagnostics,
+  };
+  await app.register(pages, {
+    routes: await buildServerRoutes(table, views, handlersOf(table)),
+    viewModules: new Map(flattenRoutes(table).map((entry) => [entry.id, entry.view])),
+    assets: options.assets,
+    clientConfig,
+    allowedOrigins: config.allowedOrigins,
+    metrics,
+    appName: APP_NAME,
+  });
+  return { ...service, metrics, ...(metricsApp ? { metricsApp } : {}) };
+}

@@ -1,0 +1,83 @@
+import { type Env, readEnv, readServerConfig, type ServerConfig } from '@app/service-kit';
+
+/** Every environment variable the service reads, validated in one place. Documented in the README ("Web service"). */
+export interface Config {
+  server: ServerConfig;
+  /** Same-origin path the browser SDK posts envelopes to (the ingress routes it to the relay); undefined = off. */
+  tunnelPath: string | undefined;
+  /** Where this service forwards `POST <tunnelPath>` when there is no ingress (local runs); undefined = not served. */
+  tunnelTarget: URL | undefined;
+  sentry: {
+    dsn: string | undefined;
+    release: string | undefined;
+    environment: string;
+    tracesSampleRate: number;
+  };
+  /** Extra origins allowed to POST actions (a proxy that rewrites Host, say), besides this host itself. */
+  allowedOrigins: string[];
+  /** Routes that fail on purpose, for end-to-end tests. Never on in production. */
+  diagnostics: boolean;
+  /** Serve /metrics on this port instead of the main one; undefined = main port. */
+  metricsPort: number | undefined;
+  /** Log one successful request in this many (every response with status >= 400 is logged). */
+  logSampleEvery: number;
+}
+
+export function loadConfig(env: Env): Config {
+  const reader = readEnv(env);
+  const server = readServerConfig(reader, 3000);
+  const tunnel = reader.string('TUNNEL_PATH', '/monitoring');
+  const tunnelPath = tunnel === 'off' ? undefined : tunnel;
+  reader.check(
+    'TUNNEL_PATH',
+    tunnelPath === undefined || /^\/[\w\-./]*$/.test(tunnelPath)
+      ? undefined
+      : `must be an absolute path such as /monitoring, or "off" (got ${JSON.stringify(tunnel)})`,
+  );
+  const tunnelTarget = reader.optionalUrl('TUNNEL_TARGET');
+  const dsn = reader.optionalString('SENTRY_DSN');
+  reader.check(
+    'SENTRY_DSN',
+    dsn === undefined || /^https?:\/\/[^@/]+@[^/]+\/(?:.*\/)?\d+$/.test(dsn)
+      ? undefined
+      : 'must look like https://<public key>@<host>/<project id>',
+  );
+  const rateText = reader.string('SENTRY_TRACES_SAMPLE_RATE', '0.1');
+  const tracesSampleRate = Number(rateText);
+  reader.check(
+    'SENTRY_TRACES_SAMPLE_RATE',
+    /^\d+(\.\d+)?$/.test(rateText) && tracesSampleRate <= 1
+      ? undefined
+      : `must be a number from 0 to 1 (got ${JSON.stringify(rateText)})`,
+  );
+  const allowedOrigins = reader.list('ALLOWED_ORIGINS');
+  for (const origin of allowedOrigins) {
+    const url = URL.parse(origin);
+    reader.check(
+      'ALLOWED_ORIGINS',
+      url && url.origin === origin
+        ? undefined
+        : `must list origins such as https://example.com (got ${JSON.stringify(origin)})`,
+    );
+  }
+  const metricsPort = reader.optionalString('METRICS_PORT')
+    ? reader.integer('METRICS_PORT', 0, { min: 1, max: 65535 })
+    : undefined;
+  const config: Config = {
+    server,
+    tunnelPath,
+    tunnelTarget,
+    sentry: {
+      dsn,
+      release: reader.optionalString('SENTRY_RELEASE'),
+      environment: reader.string('SENTRY_ENVIRONMENT', 'production'),
+      tracesSampleRate,
+    },
+    allowedOrigins,
+    diagnostics: reader.boolean('DIAGNOSTICS', false),
+    metricsPort,
+    logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 100, { min: 1, max: 1_000_000 }),
+  };
+  reader.done();
+  return config;
+}

@@ -1,0 +1,23 @@
+// Production process: config → app → listen → graceful shutdown. Started as
+// `node --import ./dist/server/instrument.js ./dist/server/main.js` so Sentry instruments Fastify before it loads.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exitOnConfigError, runService } from '@app/service-kit';
+import * as Sentry from '@sentry/node';
+import { buildApp } from './app.ts';
+import { assetsFromManifest } from './assets.ts';
+import { loadConfig } from './config.ts';
+
+const config = exitOnConfigError('web', () => loadConfig(process.env));
+// dist/server/main.js → dist/client
+const clientDir = join(dirname(fileURLToPath(import.meta.url)), '../client');
+const { app, readiness, metricsApp } = await buildApp(config, {
+  assets: assetsFromManifest(join(clientDir, '.vite/manifest.json')),
+  clientDir,
+});
+app.addHook('onClose', async () => {
+  await metricsApp?.close();
+  await Sentry.flush(2_000);
+});
+if (metricsApp) await metricsApp.listen({ port: config.metricsPort ?? 0, host: config.server.host });
+await runService(app, { config: config.server, readiness });

@@ -1,0 +1,65 @@
+// Prometheus metrics: request duration by route pattern (never by raw URL, which would explode cardinality),
+// SSR render time, and page requests by kind (document, page-data, action) and outcome.
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The matched page route's pattern (e.g. /catalog/:slug), set by the page handler. */
+    routePattern?: string;
+  }
+}
+
+export interface Metrics {
+  registry: Registry;
+  requestDuration: Histogram<'method' | 'route' | 'status_code'>;
+  ssrRender: Histogram<string>;
+  pageRequests: Counter<'kind' | 'outcome'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requestDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route pattern',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    ssrRender: new Histogram({
+      name: 'ssr_render_seconds',
+      help: 'Time from the loaders being done to the HTML shell being ready',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers: [registry],
+    }),
+    pageRequests: new Counter({
+      name: 'page_requests_total',
+      help: 'Page requests by kind (document, page-data, action) and outcome (status, redirect, refused, reload)',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** Records every request's duration; the pattern comes from the page handler, else Fastify's own route. */
+export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (req, reply) => {
+    metrics.requestDuration.observe(
+      {
+        method: req.method,
+        route: req.routePattern ?? (reply.statusCode === 404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched')),
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+  });
+}
+
+export async function metricsRoute(app: FastifyInstance, options: { metrics: Metrics }): Promise<void> {
+  app.get('/metrics', async (_req, reply) =>
+    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
+  );
+}

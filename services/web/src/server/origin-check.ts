@@ -1,0 +1,24 @@
+/**
+ * Cross-site request forgery check for actions (React Router's data mode has none): a POST is accepted when its
+ * Origin is this host or one of the allowed origins; without Origin, when Sec-Fetch-Site says same-origin or none;
+ * with neither header (not a browser, or a very old one) it is accepted, since only browsers carry ambient cookies
+ * across sites and every current browser sends at least one of the two.
+ */
+export type OriginVerdict = { ok: true } | { ok: false; reason: string };
+
+export function checkOrigin(
+  headers: { origin?: string | undefined; 'sec-fetch-site'?: string | undefined },
+  host: string,
+  allowedOrigins: readonly string[],
+): OriginVerdict {
+  const origin = headers.origin;
+  if (origin !== undefined) {
+    if (allowedOrigins.includes(origin)) return { ok: true };
+    const url = origin === 'null' ? null : URL.parse(origin);
+    if (url && url.host === host) return { ok: true };
+    return { ok: false, reason: `cross-site POST refused: Origin ${origin} is not ${host} nor an allowed origin` };
+  }
+  const site = headers['sec-fetch-site'];
+  if (site === undefined || site === 'same-origin' || site === 'none') return { ok: true };
+  return { ok: false, reason: `cross-site POST refused: Sec-Fetch-Site is ${site}` };
+}

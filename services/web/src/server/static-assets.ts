@@ -1,0 +1,19 @@
+// The built client's files. Their names carry a content hash, so they are cached for a year and never revalidated;
+// a new build has new names. Anything else under /assets/ is a plain 404 (never the HTML app).
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+export async function staticAssets(app: FastifyInstance, options: { root: string }): Promise<void> {
+  await app.register(fastifyStatic, {
+    root: `${options.root}/assets`,
+    prefix: '/assets/',
+    wildcard: true,
+    index: false,
+    cacheControl: false,
+    etag: false,
+    lastModified: false,
+    setHeaders(reply) {
+      reply.header('cache-control', 'public, max-age=31536000, immutable');
+    },
+  });
+}

@@ -1,0 +1,21 @@
+import { buildApp, type WebApp } from '../src/server/app.ts';
+import type { Assets } from '../src/server/assets.ts';
+import { loadConfig } from '../src/server/config.ts';
+
+/** Stand-in for a build's manifest: the tests check which views a page asks to preload. */
+export const fakeAssets: Assets = {
+  entry: '/assets/entry.js',
+  css: ['/assets/entry.css'],
+  preloadFor: (views) => views.map((view) => `/assets/${view.replace(/\W/g, '_')}.js`),
+};
+
+export async function testApp(env: Record<string, string> = {}): Promise<WebApp> {
+  const web = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DIAGNOSTICS: '1', ...env }), { assets: fakeAssets });
+  await web.app.ready();
+  return web;
+}
+
+export const pageData = (routes?: string) => ({
+  'x-page-data': '1',
+  ...(routes ? { 'x-page-data-routes': routes } : {}),
+});

@@ -1,0 +1,30 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// One config, two builds: `vite build` (browser: hashed chunks + manifest in dist/client) and `vite build --ssr`
+// (the server bundle in dist/server: main.js, and instrument.js for `node --import`).
+export default defineConfig(({ isSsrBuild }) => ({
+  plugins: [react()],
+  // Sentry's documented tree-shaking flags: no debug logging code in the bundle.
+  define: { __SENTRY_DEBUG__: 'false' },
+  build: isSsrBuild
+    ? {
+        outDir: 'dist/server',
+        emptyOutDir: true,
+        target: 'node24',
+        rollupOptions: {
+          // The benchmark builds its bare baseline server the same way (bench/run.ts sets WEB_SSR_ENTRY).
+          input: process.env.WEB_SSR_ENTRY
+            ? { bare: process.env.WEB_SSR_ENTRY }
+            : { main: 'src/server/main.ts', instrument: 'src/server/instrument.ts' },
+          output: { entryFileNames: '[name].js' },
+        },
+      }
+    : {
+        outDir: 'dist/client',
+        emptyOutDir: true,
+        manifest: true,
+        target: 'es2022',
+        rollupOptions: { input: 'src/client/entry.tsx' },
+      },
+}));
