@@ -8,6 +8,7 @@ export default defineConfig({
       'services/*/vitest.config.ts',
       'e2e/vitest.config.ts',
       'scripts/vitest.config.ts',
+      'deploy/vitest.config.ts',
     ],
     reporters: ['default', './scripts/count-reporter.ts'],
   },

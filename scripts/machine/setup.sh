@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the tests need beyond Node and npm, when it is missing: Docker engine (Debian's docker.io),
-# docker compose v2 (a plugin extracted from Debian trixie's package, since bookworm has only v1), debootstrap,
-# Chromium, and the locally built base image node:24-bookworm-slim (nothing can be pulled from a registry here).
+# docker compose v2, kubectl and promtool (extracted from Debian trixie's packages: bookworm's are too old or
+# missing), debootstrap, Chromium, and the locally built base image node:24-bookworm-slim (nothing can be pulled
+# from a registry here).
 # Idempotent and quick when everything is there. Needs root (or passwordless sudo) for what it installs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,16 +20,34 @@ if ((${#need[@]})); then
   as_root apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-if ! docker compose version >/dev/null 2>&1; then
-  echo "setup: docker compose v2 plugin (from Debian trixie's docker-compose package)" >&2
-  T=${XDG_CACHE_HOME:-$HOME/.cache}/apt-trixie
+# Binaries bookworm lacks (or has too old), extracted from Debian trixie's packages without touching the system's
+# apt configuration: Go programs that need only libc >= 2.34 (bookworm has 2.36).
+trixie_install() { # trixie_install PACKAGE PATH-IN-PACKAGE DEST-DIR
+  local T=${XDG_CACHE_HOME:-$HOME/.cache}/apt-trixie
   mkdir -p "$T/lists/partial" "$T/cache" "$T/sp" "$T/x"
   printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >"$T/sp/trixie.sources"
-  A=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$T/sp" -o "Dir::State::Lists=$T/lists" -o "Dir::Cache=$T/cache" -o Dir::State::status=/var/lib/dpkg/status)
-  apt-get "${A[@]}" update -qq 2>/dev/null
-  (cd "$T" && apt-get "${A[@]}" download docker-compose 2>/dev/null)
-  for f in "$T"/docker-compose_*.deb; do dpkg-deb -x "$f" "$T/x"; done
-  as_root install -D -m755 -t /usr/local/lib/docker/cli-plugins "$T/x/usr/libexec/docker/cli-plugins/docker-compose"
+  local A=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$T/sp" -o "Dir::State::Lists=$T/lists" -o "Dir::Cache=$T/cache" -o Dir::State::status=/var/lib/dpkg/status)
+  [ -n "$(ls "$T/lists" 2>/dev/null | grep -v partial)" ] || apt-get "${A[@]}" update -qq 2>/dev/null
+  (cd "$T" && apt-get "${A[@]}" download "$1" 2>/dev/null)
+  for f in "$T/${1%%/*}"_*.deb; do dpkg-deb -x "$f" "$T/x"; done
+  as_root install -D -m755 -t "$3" "$T/x/$2"
+}
+
+if ! docker compose version >/dev/null 2>&1; then
+  echo "setup: docker compose v2 plugin (from Debian trixie's docker-compose package)" >&2
+  trixie_install docker-compose usr/libexec/docker/cli-plugins/docker-compose /usr/local/lib/docker/cli-plugins
+fi
+
+# kubectl (its built-in kustomize renders the manifests offline; no cluster is used). Preinstalled on CI images.
+if ! command -v kubectl >/dev/null; then
+  echo "setup: kubectl (from Debian trixie's kubectl package)" >&2
+  trixie_install kubectl/trixie usr/bin/kubectl /usr/local/bin
+fi
+
+# promtool checks the alert rules' PromQL and runs their unit tests (deploy/test).
+if ! command -v promtool >/dev/null; then
+  echo "setup: promtool (from Debian trixie's promtool package)" >&2
+  trixie_install promtool usr/bin/promtool /usr/local/bin
 fi
 
 if ! docker info >/dev/null 2>&1; then

@@ -1,7 +1,15 @@
 // Loaded with `node --import` before anything else, so @sentry/node instruments http and Fastify as they load.
 // Reads the same variables as config.ts (validated there; a bad value stops the process right after this).
 import { ignoreErrors } from '@app/telemetry-rules';
-import * as Sentry from '@sentry/node';
+
+// Sentry's documented `__SENTRY_DEBUG__` flag, which the browser build sets with `define`. On the server the SDK is
+// not bundled, so it reads the global when its modules evaluate: set it first, then load the SDK (a static import
+// would be evaluated before this line). Without it every span formats a debug message nobody reads (≈ 1 % of CPU).
+declare global {
+  var __SENTRY_DEBUG__: boolean | undefined;
+}
+globalThis.__SENTRY_DEBUG__ = false;
+const Sentry = await import('@sentry/node');
 
 const rate = Number(process.env.SENTRY_TRACES_SAMPLE_RATE ?? '0.1');
 const tunnelPath = process.env.TUNNEL_PATH?.trim() || '/monitoring';

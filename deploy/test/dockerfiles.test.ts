@@ -1,0 +1,92 @@
+// The Dockerfiles, read as text: they must build on this engine (Docker 20.10, no registry) and keep the final
+// images small, non-root and free of the build-time CA bundle. Building them is the container suites' job.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from './support/manifests.ts';
+
+const dockerfiles = ['services/web/Dockerfile', 'services/telemetry-relay/Dockerfile', 'deploy/viewer/Dockerfile'];
+// `${NODE_IMAGE}` is the Dockerfiles' ARG (default node:24-bookworm-slim, checked below), written literally.
+const localBaseImages = new Set(['node:24-bookworm-slim', 'scratch', ['$', '{NODE_IMAGE}'].join('')]);
+
+interface Stage {
+  from: string;
+  name: string | undefined;
+  lines: string[];
+}
+
+function stages(text: string): Stage[] {
+  const joined = text.replace(/\\\n/g, ' ');
+  const result: Stage[] = [];
+  for (const line of joined.split('\n').map((l) => l.trim())) {
+    if (line === '' || line.startsWith('#')) continue;
+    const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (from?.[1]) result.push({ from: from[1], name: from[2], lines: [] });
+    else result.at(-1)?.lines.push(line);
+  }
+  return result;
+}
+
+describe.each(dockerfiles)('%s', (path) => {
+  const text = readFileSync(`${repoRoot}${path}`, 'utf8');
+  const all = stages(text);
+  const final = all.at(-1) as Stage;
+
+  it('builds on Docker 20.10 without a registry: local bases only, no syntax line, heredoc, COPY --link or --pull', () => {
+    const names = new Set(all.map((s) => s.name));
+    for (const stage of all) expect(localBaseImages.has(stage.from) || names.has(stage.from), stage.from).toBe(true);
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+    expect(text).not.toMatch(/^#\s*syntax=/m);
+    expect(text).not.toMatch(/<<-?\s*['"]?\w+/);
+    const instructions = text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
+    expect(instructions.join('\n')).not.toMatch(/--link|--pull/);
+  });
+
+  it('runs as a non-root user in the final stage', () => {
+    const user = final.lines.filter((l) => /^USER\s/i.test(l)).at(-1);
+    expect(user).toMatch(/^USER\s+(node|1000(:1000)?)$/);
+  });
+
+  it('uses the proxy CA only in build stages, and removes it before anything is copied on', () => {
+    expect(final.lines.join('\n')).not.toMatch(/ci-ca|NODE_EXTRA_CA_CERTS|\/etc\/ssl/);
+    for (const stage of all.filter((s) => s.lines.some((l) => l.includes('ci-ca.pe[m]')))) {
+      expect(
+        stage.lines.some((l) => /^COPY .*ci-ca\.pe\[m\]/.test(l)),
+        stage.name,
+      ).toBe(true);
+    }
+    // The stages the final image copies from must have deleted the bundle (the glob keeps it optional).
+    const copiedFrom = final.lines.flatMap((l) => /--from=(\S+)/.exec(l)?.[1] ?? []);
+    for (const stage of all.filter((s) => s.name && copiedFrom.includes(s.name))) {
+      const copiesCa = stage.lines.some((l) => l.includes('ci-ca.pe[m]'));
+      const parent = all.find((s) => s.name === stage.from);
+      const inheritsCa = parent?.lines.some((l) => l.includes('ci-ca.pe[m]')) ?? false;
+      if (copiesCa || inheritsCa) expect(stage.lines.join('\n'), stage.name).toMatch(/rm -f ci-ca\.pem/);
+    }
+  });
+
+  it('labels the image (OCI) and passes the release as a build argument', () => {
+    if (path.startsWith('deploy/viewer')) return; // a development tool: no release of ours to record
+    expect(final.lines).toContain('ARG RELEASE=dev');
+    expect(final.lines).toContain('ARG REVISION=unknown');
+    for (const key of ['source', 'revision', 'version']) {
+      expect(final.lines.join('\n')).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${key}=`));
+    }
+  });
+});
+
+describe('workspace manifests in the service Dockerfiles', () => {
+  it('copies every workspace package.json, because npm ci checks the whole tree against the lockfile', () => {
+    const lock = JSON.parse(readFileSync(`${repoRoot}package-lock.json`, 'utf8')) as {
+      packages: Record<string, { link?: boolean }>;
+    };
+    const workspaces = Object.keys(lock.packages)
+      .filter((key) => key !== '' && !key.startsWith('node_modules/') && !key.includes('/node_modules/'))
+      .sort();
+    for (const path of dockerfiles.filter((p) => p.startsWith('services/'))) {
+      const copied = [...readFileSync(`${repoRoot}${path}`, 'utf8').matchAll(/^COPY (\S+)\/package\.json /gm)]
+        .map((m) => m[1])
+        .sort();
+      expect(copied, path).toEqual(workspaces);
+    }
+  });
+});

@@ -1,0 +1,101 @@
+// Every overlay renders with kustomize and passes both validators; and both validators really catch what they are
+// here for (a test that could not fail would prove nothing).
+import { describe, expect, it } from 'vitest';
+import {
+  type K8sObject,
+  overlays,
+  parseManifests,
+  renderOverlay,
+  schemaProblems,
+  typeProblems,
+} from './support/manifests.ts';
+
+describe.each(overlays)('overlay %s', (overlay) => {
+  let objects: K8sObject[] = [];
+
+  it('renders with kubectl kustomize', async () => {
+    objects = await renderOverlay(overlay);
+    const kinds = new Set(objects.map((o) => o.kind));
+    for (const kind of ['Deployment', 'StatefulSet', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget']) {
+      expect(kinds, kind).toContain(kind);
+    }
+    for (const kind of ['Ingress', 'NetworkPolicy', 'ConfigMap', 'PodMonitor', 'PrometheusRule', 'Namespace']) {
+      expect(kinds, kind).toContain(kind);
+    }
+  });
+
+  it('passes schema validation (kubernetes-models, prometheus-operator CRDs included)', async () => {
+    expect(await schemaProblems(objects)).toEqual([]);
+  });
+
+  it('passes a strict type check (kubernetes-types + tsc)', async () => {
+    expect(await typeProblems(objects, overlay)).toBe('');
+  });
+});
+
+describe('the validators themselves', () => {
+  const broken = parseManifests(`
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: broken }
+spec:
+  replicas: "3"
+  selector: { matchLabels: { app: x } }
+  template:
+    metadata: { labels: { app: x } }
+    spec:
+      containers:
+        - image: x:1
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: { name: typo }
+spec:
+  rules:
+    - http:
+        paths:
+          - { path: /, pathType: Prefixx, backend: { service: { name: web, port: { number: "80" } } } }
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata: { name: rules }
+spec:
+  groups:
+    - name: g
+      rules: [{ alert: A, expr: 1, for: 5 }]
+`);
+
+  it('schema validation rejects a wrong type, a missing required field, a bad enum and a bad CRD', async () => {
+    const problems = await schemaProblems(broken);
+    expect(problems.join('\n')).toMatch(/Deployment broken.*replicas must be integer/s);
+    expect(problems.join('\n')).toMatch(/containers\/0 must have required property name/);
+    expect(problems.join('\n')).toMatch(/Ingress typo.*pathType/s);
+    expect(problems.join('\n')).toMatch(/PrometheusRule rules/);
+  });
+
+  it('the type check rejects a misspelled field the schemas allow', async () => {
+    const typo = parseManifests(`
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: typo }
+spec:
+  replica: 3
+  selector: { matchLabels: { app: x } }
+  template:
+    metadata: { labels: { app: x } }
+    spec:
+      containers: [{ name: x, image: x:1 }]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: { name: typo }
+spec:
+  selector: {}
+  podMetricEndpoints: []
+`);
+    expect(await schemaProblems(typo)).toEqual([]);
+    const diagnostics = await typeProblems(typo, 'negative-control');
+    expect(diagnostics).toMatch(/replica"?' does not exist in type 'DeploymentSpec'/);
+    expect(diagnostics).toMatch(/podMetricEndpoints"?' does not exist in type 'IPodMonitorSpec'/);
+  });
+});

@@ -1,0 +1,10 @@
+import { defineProject } from 'vitest/config';
+
+// Offline checks of everything under deploy/ and the Dockerfiles/compose file: seconds, no cluster, no image build.
+export default defineProject({
+  test: {
+    name: 'deploy',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+  },
+});

@@ -1,0 +1,108 @@
+// Compose smoke test: the developer stack from docker-compose.yml comes up healthy, serves a page, and an envelope
+// posted to the web service's tunnel path travels web → relay → Spotlight, which shows it as a Sentry envelope.
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildImage, docker, E2E_TAG, errorEnvelope, newEventId } from '../support/containers.ts';
+
+const project = `ssr-e2e-${process.pid}`;
+// Images built once by the suites (tag e2e) are used as they are; random loopback ports avoid a developer's stack.
+const env = { ...process.env, IMAGE_TAG: E2E_TAG, RELEASE: E2E_TAG, WEB_PORT: '0', RELAY_PORT: '0', VIEWER_PORT: '0' };
+const compose = (...args: string[]) => docker(['compose', '-p', project, '-f', 'docker-compose.yml', ...args], { env });
+
+async function published(service: string, port: number): Promise<string> {
+  const address = await compose('port', service, String(port));
+  return `http://127.0.0.1:${address.split(':').pop()}`;
+}
+
+/** Reads Spotlight's event stream (it replays what it holds) until an envelope containing `text` shows up. */
+async function spotlightEvent(
+  viewer: string,
+  text: string,
+  timeoutMs: number,
+): Promise<{ type: string; data: string }> {
+  const response = await fetch(`${viewer}/stream`, { signal: AbortSignal.timeout(timeoutMs) });
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const type = /^event: (.*)$/m.exec(block)?.[1] ?? '';
+      const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
+      if (data.includes(text)) return { type, data };
+    }
+  }
+  throw new Error(`Spotlight's stream ended without ${text}`);
+}
+
+describe('docker compose stack', () => {
+  beforeAll(async () => {
+    for (const image of ['telemetry-viewer', 'telemetry-relay', 'web'] as const) await buildImage(image);
+    await compose('up', '-d', '--wait', '--wait-timeout', '120');
+  });
+  afterAll(async () => {
+    await compose('down', '-v', '--timeout', '10').catch(() => undefined);
+  });
+
+  it('brings every service up healthy', async () => {
+    const lines = (await compose('ps', '--format', '{{.Service}} {{.Health}}')).split('\n').sort();
+    expect(lines).toEqual(['relay healthy', 'viewer healthy', 'web healthy']);
+  });
+
+  it('serves a server-rendered page', async () => {
+    const response = await fetch(`${await published('web', 3000)}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await response.text()).toMatch(/<div[^>]*id="root"|<main|<body/);
+  });
+
+  it('shows an error and a feedback sent from the page in Spotlight (the stream its UI reads)', async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${await published('web', 3000)}/`);
+      await page.waitForLoadState('networkidle');
+      const marker = newEventId();
+      await page.evaluate((message) => {
+        setTimeout(() => {
+          throw new Error(message);
+        });
+      }, `compose error ${marker}`);
+      await page.locator('#sentry-feedback').getByRole('button').first().click();
+      await page.locator('#sentry-feedback textarea[name="message"]').fill(`compose feedback ${marker}`);
+      await page.locator('#sentry-feedback button[type="submit"]').click();
+      const viewer = await published('viewer', 8969);
+      const error = await spotlightEvent(viewer, `compose error ${marker}`, 30_000);
+      expect(error.type).toBe('application/x-sentry-envelope');
+      const feedback = await spotlightEvent(viewer, `compose feedback ${marker}`, 30_000);
+      expect(feedback.data).toContain('"type":"feedback"');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('forwards an envelope from the tunnel path through the relay to Spotlight', async () => {
+    const eventId = newEventId();
+    const dsn = JSON.parse(await compose('config', '--format', 'json')).services.web.environment.SENTRY_DSN as string;
+    const response = await fetch(`${await published('web', 3000)}/monitoring`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      body: errorEnvelope(dsn, eventId, 'compose smoke test'),
+    });
+    expect(response.status).toBe(200);
+    const event = await spotlightEvent(await published('viewer', 8969), eventId, 20_000);
+    // Spotlight parses (and its UI shows) only what arrives as a Sentry envelope.
+    expect(event.type).toBe('application/x-sentry-envelope');
+    expect(event.data).toContain('compose smoke test');
+  });
+});
