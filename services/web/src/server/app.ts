@@ -71,7 +71,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       .type('text/plain; charset=utf-8')
       .send(`${SERVER_ERROR_TEXT}\nDigest: ${digest}\n`);
   });
-  await registerSecurityHeaders(app, { dev: options.dev ?? false });
+  registerSecurityHeaders(app, { dev: options.dev ?? false });
   if (options.clientDir) await app.register(staticAssets, { root: options.clientDir });
   if (config.tunnelPath && config.tunnelTarget) {
     await app.register(tunnelProxy, { path: config.tunnelPath, target: config.tunnelTarget });
