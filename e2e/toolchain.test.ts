@@ -1,5 +1,8 @@
 // The foundation the other end-to-end suites stand on: both services run as real processes, Chromium drives a page
 // through playwright-core, and Testcontainers runs the locally built base image.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runToExit, type ServiceProcess, spawnService } from '@app/test-kit';
 import { chromium } from 'playwright-core';
@@ -11,10 +14,19 @@ const services = {
   relay: fileURLToPath(new URL('../services/telemetry-relay/src/main.ts', import.meta.url)),
 };
 
+// The relay needs an allowed DSN (here: any loopback DSN) and a spool directory of its own (it locks it).
+const envFor = (entry: string): Record<string, string> =>
+  entry === services.relay
+    ? { ALLOW_LOOPBACK_DSNS: 'true', SPOOL_DIR: mkdtempSync(join(tmpdir(), 'toolchain-spool-')) }
+    : {};
+
 describe('toolchain', () => {
   const running: ServiceProcess[] = [];
   beforeAll(async () => {
-    running.push(await spawnService(services.web), await spawnService(services.relay));
+    running.push(
+      await spawnService(services.web, { env: envFor(services.web) }),
+      await spawnService(services.relay, { env: envFor(services.relay) }),
+    );
   });
   afterAll(async () => {
     await Promise.all(running.map((s) => s.kill()));
@@ -30,14 +42,14 @@ describe('toolchain', () => {
   it.each(Object.entries(services))(
     '%s exits 78 naming the variable when its configuration is invalid',
     async (_, entry) => {
-      const { code, stderr } = await runToExit(entry, { env: { PORT: '99999' } });
+      const { code, stderr } = await runToExit(entry, { env: { ...envFor(entry), PORT: '99999' } });
       expect(code).toBe(78);
       expect(stderr).toContain('PORT must be an integer from 0 to 65535 (got \\"99999\\")');
     },
   );
 
   it.each(Object.entries(services))('%s exits 0 on SIGTERM', async (_, entry) => {
-    const service = await spawnService(entry);
+    const service = await spawnService(entry, { env: envFor(entry) });
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
   });

@@ -14,7 +14,12 @@ interface Service {
 
 // Local defaults; anything already in the environment wins.
 const services: Service[] = [
-  { name: 'relay', workspace: 'services/telemetry-relay', env: { PORT: '3001' } },
+  // Local runs accept any loopback DSN; the spool lives in the repo's (gitignored) .cache.
+  {
+    name: 'relay',
+    workspace: 'services/telemetry-relay',
+    env: { PORT: '3001', ALLOW_LOOPBACK_DSNS: 'true', SPOOL_DIR: '.cache/relay-spool' },
+  },
   // Without an ingress, the web service forwards the browser's telemetry (POST /monitoring) to the relay.
   {
     name: 'web',
