@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runToExit, type ServiceProcess, spawnService } from '@app/test-kit';
-import { chromium } from 'playwright-core';
 import { GenericContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/browser.ts';
 
 const services = {
   web: fileURLToPath(new URL('../services/web/src/main.ts', import.meta.url)),
@@ -55,16 +55,7 @@ describe('toolchain', () => {
   });
 
   it('drives Debian Chromium with playwright-core', async () => {
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--disable-background-networking',
-        '--disable-component-update',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const response = await page.goto(`${running[0]?.url}/healthz`);

@@ -1,7 +1,8 @@
 // Compose smoke test: the developer stack from docker-compose.yml comes up healthy, serves a page, and an envelope
 // posted to the web service's tunnel path travels web → relay → Spotlight, which shows it as a Sentry envelope.
-import { chromium } from 'playwright-core';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.ts';
 import { buildImage, docker, E2E_TAG, errorEnvelope, newEventId } from '../support/containers.ts';
 
 const project = `ssr-e2e-${process.pid}`;
@@ -58,16 +59,7 @@ describe('docker compose stack', () => {
   });
 
   it('shows an error and a feedback sent from the page in Spotlight (the stream its UI reads)', async () => {
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--disable-background-networking',
-        '--disable-component-update',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${await published('web', 3000)}/`);

@@ -1,9 +1,10 @@
 // Both images on one Docker network with a capture upstream, driven by Chromium through the web container: pages
 // render and navigate client-side, and an error and a feedback from the page travel the tunnel path
 // (browser → web → relay → upstream), as in `docker compose up`.
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Network, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.ts';
 import {
   buildImage,
   type CaptureContainer,
@@ -51,16 +52,7 @@ beforeAll(async () => {
     .withWaitStrategy(Wait.forHttp('/readyz', 3000).forStatusCode(200))
     .start();
   base = `http://${web.getHost()}:${web.getMappedPort(3000)}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
