@@ -98,7 +98,7 @@ describe.each(overlays)('policy, overlay %s', (overlay: Overlay) => {
     }
   });
 
-  it('gives every workload an autoscaler (autoscaling/v2, own metrics) and a disruption budget', () => {
+  it('gives every workload an autoscaler (autoscaling/v2, its own load signal plus CPU) and a disruption budget', () => {
     const hpas = ofKind<HorizontalPodAutoscaler>(objects, 'HorizontalPodAutoscaler');
     const pdbs = ofKind<PodDisruptionBudget>(objects, 'PodDisruptionBudget');
     for (const w of workloads) {
@@ -107,7 +107,15 @@ describe.each(overlays)('policy, overlay %s', (overlay: Overlay) => {
       );
       expect(hpa, `HPA for ${w.kind} ${w.metadata.name}`).toBeDefined();
       expect(hpa?.apiVersion).toBe('autoscaling/v2');
-      expect(hpa?.spec?.metrics?.length, `${w.metadata.name} HPA metrics`).toBeGreaterThan(0);
+      // Its own signal (a metric of the service's, through the custom or external metrics API), and CPU as the
+      // backstop for load that signal does not see.
+      const metrics = hpa?.spec?.metrics ?? [];
+      const ownSignals = metrics.filter((m) => m.type !== 'Resource' && m.type !== 'ContainerResource');
+      expect(ownSignals.length, `${w.metadata.name} HPA: a Pods, Object or External metric`).toBeGreaterThan(0);
+      expect(
+        metrics.some((m) => m.type === 'Resource' && m.resource?.name === 'cpu'),
+        `${w.metadata.name} HPA: a CPU backstop`,
+      ).toBe(true);
       expect(hpa?.spec?.maxReplicas).toBeGreaterThanOrEqual(hpa?.spec?.minReplicas ?? 1);
       const labels = w.spec?.template.metadata?.labels;
       const pdb = pdbs.find((p) => matches(p.spec?.selector?.matchLabels, labels));
