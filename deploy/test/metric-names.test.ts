@@ -173,7 +173,7 @@ describe('metric names against what the services export', () => {
     exported = scraped;
     prod = prodObjects;
     rendered = { dev, prod };
-  });
+  }, 30_000); // about 1.5 s; the margin is for a loaded CI machine
 
   it('scrapes both services: their own metrics and the Node.js defaults', () => {
     expect(exported.web).toContain('page_requests_total');
@@ -232,8 +232,8 @@ describe('metric names against what the services export', () => {
         const used = new Set<string>();
         for (const hpa of ofKind<HorizontalPodAutoscaler>(rendered[overlay], 'HorizontalPodAutoscaler')) {
           for (const metric of hpa.spec?.metrics ?? []) {
-            const name = metric.pods?.metric.name ?? metric.object?.metric.name ?? metric.external?.metric.name;
             if (metric.type === 'Resource' || metric.type === 'ContainerResource') continue;
+            const name = metric.pods?.metric.name ?? metric.object?.metric.name ?? metric.external?.metric.name;
             const rule = rules.find((r) => r.apiName === name);
             expect(rule, `HPA ${hpa.metadata.name}: an adapter rule producing ${name}`).toBeDefined();
             // The pods' app.kubernetes.io/name is both the job label and the workload's name.
