@@ -29,15 +29,18 @@ export function seriesNames(exposition: string): Set<string> {
 
 async function scrapeRelay(): Promise<string> {
   const spoolDir = mkdtempSync(join(tmpdir(), 'deploy-relay-spool-'));
-  const relay = await spawnService(`${repoRoot}services/telemetry-relay/src/main.ts`, {
-    env: { ALLOW_LOOPBACK_DSNS: 'true', SPOOL_DIR: spoolDir },
-  });
   try {
-    const response = await fetch(`${relay.url}/metrics`);
-    if (!response.ok) throw new Error(`relay /metrics answered ${response.status}`);
-    return await response.text();
+    const relay = await spawnService(`${repoRoot}services/telemetry-relay/src/main.ts`, {
+      env: { ALLOW_LOOPBACK_DSNS: 'true', SPOOL_DIR: spoolDir },
+    });
+    try {
+      const response = await fetch(`${relay.url}/metrics`);
+      if (!response.ok) throw new Error(`relay /metrics answered ${response.status}`);
+      return await response.text();
+    } finally {
+      await relay.kill();
+    }
   } finally {
-    await relay.kill();
     rmSync(spoolDir, { recursive: true, force: true });
   }
 }
