@@ -68,6 +68,17 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     retryMaxMs: config.upstream.retryMaxMs,
   });
   memoryQueue = () => delivery.memoryCount;
+  const { lostRows, orphanFiles } = spool.recovered;
+  if (lostRows > 0) {
+    metrics.spoolDropped.inc({ reason: 'lost' }, lostRows);
+    app.log.error({ lost: lostRows, dir: config.spool.dir }, 'spooled envelopes lost: their body files were missing');
+  }
+  if (orphanFiles > 0) {
+    app.log.info(
+      { removed: orphanFiles },
+      'removed body files of envelopes not in the spool (an interrupted write or delete)',
+    );
+  }
 
   // Outcomes of envelopes that were dropped whole, sent as one client report per project now and then.
   const outcomes = new OutcomeAggregator<Target>();

@@ -120,7 +120,7 @@ export function createMetrics(gauges: {
     }),
     spoolDropped: new Counter({
       name: 'relay_envelopes_dropped_total',
-      help: 'Accepted envelopes given up: expired (older than SPOOL_MAX_AGE), rejected or rate-limited by upstream',
+      help: 'Accepted envelopes given up: expired (older than SPOOL_MAX_AGE), rejected or rate-limited by upstream, lost (body file missing)',
       labelNames: ['reason'],
       registers,
     }),

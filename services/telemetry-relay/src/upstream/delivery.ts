@@ -3,6 +3,7 @@ import { shiftSentAt } from '../envelope/sent-at.ts';
 import { labelled, type RelayMetrics } from '../ops/metrics.ts';
 import { RelayError } from '../pipeline/errors.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
+import { SpoolBodyLostError } from './body-files.ts';
 import type { Forwarder, ForwardResult } from './forward.ts';
 import type { Spool, SpoolEntry, SpoolRecord } from './spool.ts';
 
@@ -10,7 +11,8 @@ import type { Spool, SpoolEntry, SpoolRecord } from './spool.ts';
  * Stage 8: deliver every accepted envelope at least once.
  *
  * - `durable` mode: an envelope is committed to the spool before the browser gets its 200 (all envelopes of one
- *   tick in one transaction), then sent at once; the row is deleted when upstream answers.
+ *   tick in one transaction; a large body is written to its own file first, off the event loop), then sent at
+ *   once; the row is deleted when upstream answers.
  * - `fast` mode: the 200 comes first and the envelope is sent from memory; it reaches the spool only if sending
  *   fails, if memory is full, or at shutdown. A crash of the process loses what is in memory.
  *
@@ -81,24 +83,43 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   const memoryJobs = new Set<Job>();
   const waiting: Job[] = [];
 
-  // Group commit: every envelope accepted during one tick is written in one transaction.
-  let batch: Array<{ entry: SpoolEntry; leased: boolean; resolve: (id: number) => void; reject: (e: Error) => void }> =
-    [];
+  // Group commit: every envelope accepted during one tick is written in one transaction. A large body is written
+  // to its own file first (off the event loop); its row joins the batch once the file is on disk.
+  let batch: Array<{
+    entry: SpoolEntry;
+    leased: boolean;
+    bodyFile: string | undefined;
+    resolve: (id: number) => void;
+    reject: (e: Error) => void;
+  }> = [];
   const flushBatch = () => {
     const current = batch;
     batch = [];
     try {
-      const ids = spool.insert(current.map(({ entry, leased }) => ({ entry, leased, nextAttemptAt: 0 })));
+      const ids = spool.insert(current.map((item) => ({ ...item, nextAttemptAt: 0 })));
       for (const [i, item] of current.entries()) item.resolve(ids[i] as number);
     } catch (error) {
       for (const item of current) item.reject(error as Error);
     }
   };
-  const writeToSpool = (entry: SpoolEntry, leased: boolean) =>
-    new Promise<number>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(flushBatch);
-      batch.push({ entry, leased, resolve, reject });
-    });
+  /** Durable-mode writes not committed yet: shutdown waits for them. */
+  const spooling = new Set<Promise<number>>();
+  const writeToSpool = (entry: SpoolEntry, leased: boolean) => {
+    const written = spool.writeBody(entry.body).then(
+      (bodyFile) =>
+        new Promise<number>((resolve, reject) => {
+          if (batch.length === 0) setImmediate(flushBatch);
+          batch.push({ entry, leased, bodyFile, resolve, reject });
+        }),
+    );
+    spooling.add(written);
+    return written.finally(() => spooling.delete(written));
+  };
+  /** Spools envelopes now, outside the group commit (failed sends, shutdown): large bodies to files first. */
+  const spoolNow = async (entries: ReadonlyArray<{ entry: SpoolEntry; nextAttemptAt: number }>) => {
+    const bodyFiles = await Promise.all(entries.map(({ entry }) => spool.writeBody(entry.body)));
+    spool.insert(entries.map((item, i) => ({ ...item, leased: false, bodyFile: bodyFiles[i] })));
+  };
   // Delivered rows are deleted in batches too (a crash before the delete means one more delivery, not a loss).
   let removals: number[] = [];
   const flushRemovals = () => {
@@ -152,7 +173,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       const attempts = entry.attempts + 1;
       const next = Date.now() + backoff(attempts);
       if (job.id !== undefined) spool.reschedule(job.id, attempts, next);
-      else spool.insert([{ entry: { ...entry, attempts }, leased: false, nextAttemptAt: next }]);
+      else await spoolNow([{ entry: { ...entry, attempts }, nextAttemptAt: next }]);
       return;
     }
     if (!healthy) {
@@ -174,19 +195,43 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
   };
 
-  const run = (job: Job) => {
+  /** Runs one delivery (`work`), counted against the concurrency and awaited by shutdown. */
+  const track = (work: Promise<void>) => {
     active++;
-    const done = send(job)
+    const done = work
       .catch((error: unknown) => {
         log.error({ err: error }, 'delivering an envelope failed unexpectedly');
       })
       .finally(() => {
         active--;
         inFlight.delete(done);
-        release(job);
         pump();
       });
     inFlight.add(done);
+  };
+  const run = (job: Job) => track(send(job).finally(() => release(job)));
+  /** A leased spool row: its body is loaded first when it is in a file (it stays leased meanwhile). */
+  const runLeased = (row: SpoolRecord) => {
+    if (row.body !== undefined) {
+      run({ entry: { ...row, body: row.body }, id: row.id, held: false });
+      return;
+    }
+    track(
+      spool.readBody(row).then(
+        (body) => send({ entry: { ...row, body }, id: row.id, held: false }),
+        (error: unknown) => {
+          if (error instanceof SpoolBodyLostError) {
+            if (spool.remove([row.id]) === 0) return; // expired meanwhile
+            metrics.spoolDropped.inc({ reason: 'lost' });
+            log.error({ err: error, project: row.project, acceptedAt: row.acceptedAt }, 'a spooled envelope was lost');
+            return;
+          }
+          // Unreadable for now (an I/O error, too many open files): it stays on disk and is tried again later.
+          spool.reschedule(row.id, row.attempts, Date.now() + backoff(row.attempts + 1));
+          log.error({ err: error }, 'could not read a spooled envelope; retrying later');
+        },
+      ),
+    );
   };
 
   /** Starts waiting jobs, then due spool rows, within the concurrency (one probe while upstream is down). */
@@ -195,10 +240,9 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     const limit = healthy ? options.concurrency : 1;
     while (active < limit && waiting.length > 0) run(waiting.shift() as Job);
     if (active < limit && spool.count > 0) {
-      for (const row of spool.leaseDue(Date.now(), limit - active)) run(toJob(row));
+      for (const row of spool.leaseDue(Date.now(), limit - active)) runLeased(row);
     }
   };
-  const toJob = (row: SpoolRecord): Job => ({ entry: row, id: row.id, held: false });
   const release = (job: Job) => {
     if (job.held) heldBytes -= job.entry.body.length;
     job.held = false;
@@ -265,13 +309,14 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       closing = true;
       clearInterval(replayTimer);
       clearInterval(expireTimer);
+      await Promise.allSettled(spooling); // body files being written join their batch, which commits
       if (batch.length > 0) flushBatch();
       if (removals.length > 0) flushRemovals();
       // Jobs that never started: on disk already (durable) or written now (fast).
       const unsent = waiting.splice(0);
       const toSpool = unsent.filter((job) => job.id === undefined);
       for (const job of unsent) release(job);
-      spool.insert(toSpool.map((job) => ({ entry: job.entry, leased: false, nextAttemptAt: 0 })));
+      await spoolNow(toSpool.map((job) => ({ entry: job.entry, nextAttemptAt: 0 })));
       if (inFlight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -286,8 +331,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       // Still in flight after the timeout: keep a copy (at-least-once; upstream dedupes by event id).
       const stuck = [...memoryJobs];
       memoryJobs.clear();
-      spool.insert(stuck.map((job) => ({ entry: job.entry, leased: false, nextAttemptAt: 0 })));
-      abandoned = true;
+      abandoned = true; // set before writing: a send failing meanwhile must not spool a second copy
+      await spoolNow(stuck.map((job) => ({ entry: job.entry, nextAttemptAt: 0 })));
       if (stuck.length + toSpool.length > 0) {
         log.info({ spooled: stuck.length + toSpool.length }, 'spooled envelopes still in memory at shutdown');
       }
