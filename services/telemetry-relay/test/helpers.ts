@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Config, loadConfig } from '../src/config.ts';
 
 export const EVENT_ID = '9ec79c33ec9942ab8353589fcb2e04dc';
@@ -134,5 +135,17 @@ export async function eventually(
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Runs `work` while watching this process's event loop; returns its result and the longest stall seen, in ms. */
+export async function watchEventLoop<T>(work: () => Promise<T>): Promise<{ result: T; maxDelayMs: number }> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  try {
+    const result = await work();
+    return { result, maxDelayMs: delay.max / 1e6 };
+  } finally {
+    delay.disable();
   }
 }

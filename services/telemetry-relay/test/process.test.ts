@@ -1,7 +1,9 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CaptureServer, runToExit, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
+import { attachmentItem, envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
 
 const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let capture: CaptureServer;
@@ -79,17 +81,32 @@ describe('the relay process', () => {
     expect(second.stderr).toMatch(/"code":"SPOOL_IN_USE".*in use by another telemetry-relay process/);
   });
 
-  it('durable mode: after kill -9 under load, a restart delivers everything it answered 200 for', async () => {
+  it('durable mode: after kill -9 under load (large envelopes too), a restart delivers everything it answered 200 for', async () => {
     const spoolDir = tempDir('relay-kill-');
     const env = { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir, SPOOL_MODE: 'durable' };
     capture.setBehaviour({ kind: 'stall' }); // nothing gets delivered before the kill: all of it is in flight or spooled
     const first = await start(env);
     const traffic = load(first.url, 8);
     await eventually(() => traffic.accepted.length >= 200, 10_000, '200 accepted envelopes');
+    // Large envelopes, whose bodies the spool keeps in files of their own, answered 200 amid the load.
+    const large = await Promise.all(
+      [1, 2, 3].map(async (n) => {
+        const id = `1a${n}`.padStart(32, 'f');
+        const body = envelope({ event_id: id, dsn }, [eventItem(), attachmentItem(Buffer.alloc(512 * 1024, n))]);
+        const response = await fetch(`${first.url}/monitoring`, { method: 'POST', body });
+        return response.status === 200 ? id : `${id}: ${response.status}`;
+      }),
+    );
+    expect(large).toEqual([
+      'fffffffffffffffffffffffffffff1a1',
+      'fffffffffffffffffffffffffffff1a2',
+      'fffffffffffffffffffffffffffff1a3',
+    ]);
     first.child.kill('SIGKILL');
     await first.exited;
+    expect(readdirSync(join(spoolDir, 'bodies'))).toHaveLength(large.length);
     await traffic.stop();
-    const acknowledged = new Set(traffic.accepted);
+    const acknowledged = new Set([...traffic.accepted, ...large]);
 
     capture.setBehaviour({ kind: 'accept' });
     capture.clear();

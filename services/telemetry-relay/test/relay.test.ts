@@ -1,7 +1,10 @@
+import { readdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openSpool } from '../src/upstream/spool.ts';
 import {
   attachmentItem,
   EVENT_ID,
@@ -13,6 +16,7 @@ import {
   type RunningRelay,
   removeTempDirs,
   startRelay,
+  watchEventLoop,
 } from './helpers.ts';
 
 let capture: CaptureServer;
@@ -285,6 +289,73 @@ describe('outage', () => {
       expect(last?.headers.get('retry-after')).toBe('60');
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('large envelopes (bodies in their own files)', () => {
+  it('durable mode: spools a 10 MiB envelope with 100 attachments to a file without stalling the event loop, then replays it', async () => {
+    const attachments = Array.from({ length: 100 }, (_, i) =>
+      attachmentItem(Buffer.alloc(104_857, i), `shot-${i}.png`),
+    );
+    const body = envelope({ event_id: EVENT_ID, dsn: dsn2 }, [eventItem(), ...attachments]);
+    const bodies = join(relay.config.spool.dir, 'bodies');
+    capture.setBehaviour({ kind: 'fail', status: 503 }); // it stays in the spool after its first attempt
+    const accepted = await watchEventLoop(() => post(relay.tunnel, body));
+    expect(accepted.result.status).toBe(200);
+    expect(readdirSync(bodies)).toHaveLength(1); // on disk, in its own file, before the 200
+    await eventually(() => capture.requestCount() > 0, 5000, 'the first attempt');
+
+    capture.setBehaviour({ kind: 'accept' });
+    const replayed = await watchEventLoop(() => capture.waitFor((e) => e.header.event_id === EVENT_ID, 10_000));
+    expect(replayed.result.body.equals(body)).toBe(true);
+    await eventually(() => readdirSync(bodies).length === 0, 5000, 'the body file to be deleted');
+    console.log(
+      `10 MiB durable envelope: event loop max delay ${accepted.maxDelayMs.toFixed(1)} ms while accepting and spooling, ${replayed.maxDelayMs.toFixed(1)} ms while replaying (with the capture server in this process)`,
+    );
+    // Target 20 ms (issue 3); the bound leaves room for a loaded 2-core CI machine.
+    expect(accepted.maxDelayMs).toBeLessThan(60);
+  });
+
+  it('fast mode: a large envelope still in flight at shutdown is spooled to a file', async () => {
+    const fast = await startRelay({ ALLOWED_DSNS: dsn, SPOOL_MODE: 'fast', SHUTDOWN_GRACE_MS: '600' });
+    const body = envelope({ event_id: EVENT_ID, dsn }, [eventItem(), attachmentItem(Buffer.alloc(300_000, 1))]);
+    capture.setBehaviour({ kind: 'stall' });
+    expect((await post(fast.tunnel, body)).status).toBe(200);
+    await eventually(() => capture.requestCount() > 0, 5000, 'the send');
+    await fast.close(); // waits 300 ms for the stalled send, then spools it
+    const spool = openSpool({ dir: fast.config.spool.dir, sync: 'normal' });
+    try {
+      expect([spool.count, spool.bytes]).toEqual([1, body.length]);
+      const [row] = spool.leaseDue(Date.now(), 1);
+      expect(row?.bodyFile).toBeDefined();
+      expect((await spool.readBody(row as NonNullable<typeof row>)).equals(body)).toBe(true);
+    } finally {
+      spool.close();
+    }
+  });
+
+  it('drops and counts a spooled envelope whose body file disappeared, and goes on', async () => {
+    const lossy = await startRelay({ ALLOWED_DSNS: dsn, RETRY_BASE_MS: '300', RETRY_MAX_MS: '300' });
+    try {
+      const bodies = join(lossy.config.spool.dir, 'bodies');
+      capture.setBehaviour({ kind: 'fail', status: 503 });
+      const body = envelope({ dsn }, [eventItem(), attachmentItem(Buffer.alloc(100_000))]);
+      expect((await post(lossy.tunnel, body)).status).toBe(200);
+      await eventually(() => capture.requestCount() > 0, 5000, 'the first attempt');
+      for (const name of readdirSync(bodies)) unlinkSync(join(bodies, name));
+      capture.setBehaviour({ kind: 'accept' });
+      const scrape = async () => (await (await fetch(`${lossy.url}/metrics`)).text()).split('\n');
+      await eventually(
+        async () => (await scrape()).includes('relay_envelopes_dropped_total{reason="lost"} 1'),
+        5000,
+        'the lost envelope to be counted',
+      );
+      expect(await scrape()).toContain('relay_spool_envelopes 0');
+      expect((await post(lossy.tunnel, envelope({ dsn }, [eventItem()]))).status).toBe(200);
+      await capture.waitFor(() => true);
+    } finally {
+      await lossy.close();
     }
   });
 });
