@@ -85,7 +85,7 @@ describe('spool: large bodies in their own files', () => {
   it('round-trips a large body through a file: insert, lease, read, remove; count and bytes stay exact', async () => {
     const dir = tempDir('spool-');
     const spool = openSpool({ dir, sync: 'full' });
-    expect(await spool.writeBody(Buffer.alloc(BODY_FILE_THRESHOLD))).toBeUndefined(); // up to the threshold: a blob
+    expect(spool.writeBody(Buffer.alloc(BODY_FILE_THRESHOLD))).toBeUndefined(); // up to the threshold: a blob
     const big = large(7, 3 * 1024 * 1024);
     const a = await spoolOne(spool, big);
     const b = await spoolOne(spool, entry(2));

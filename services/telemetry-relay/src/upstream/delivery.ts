@@ -104,14 +104,15 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   };
   /** Durable-mode writes not committed yet: shutdown waits for them. */
   const spooling = new Set<Promise<number>>();
+  const joinBatch = (entry: SpoolEntry, leased: boolean, bodyFile: string | undefined) =>
+    new Promise<number>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flushBatch);
+      batch.push({ entry, leased, bodyFile, resolve, reject });
+    });
   const writeToSpool = (entry: SpoolEntry, leased: boolean) => {
-    const written = spool.writeBody(entry.body).then(
-      (bodyFile) =>
-        new Promise<number>((resolve, reject) => {
-          if (batch.length === 0) setImmediate(flushBatch);
-          batch.push({ entry, leased, bodyFile, resolve, reject });
-        }),
-    );
+    const writing = spool.writeBody(entry.body);
+    if (writing === undefined) return joinBatch(entry, leased, undefined);
+    const written = writing.then((bodyFile) => joinBatch(entry, leased, bodyFile));
     spooling.add(written);
     return written.finally(() => spooling.delete(written));
   };

@@ -77,9 +77,9 @@ export interface Spool {
   readonly recovered: { lostRows: number; orphanFiles: number };
   /**
    * Writes a body over BODY_FILE_THRESHOLD to its own file, off the event loop, and resolves with the name to pass
-   * to `insert`; resolves undefined for a smaller body, which the row holds itself.
+   * to `insert`; returns undefined at once for a smaller body, which the row holds itself.
    */
-  writeBody(body: Buffer): Promise<string | undefined>;
+  writeBody(body: Buffer): Promise<string> | undefined;
   /** Inserts in one transaction; leased rows are not offered by `leaseDue` until released or rescheduled. */
   insert(entries: readonly SpoolInsert[]): number[];
   /** Deletes rows (then their body files); returns how many existed. */
@@ -218,7 +218,7 @@ export function openSpool(options: SpoolOptions): Spool {
       return bytes;
     },
     recovered,
-    async writeBody(body) {
+    writeBody(body) {
       return body.length > BODY_FILE_THRESHOLD ? files.write(body) : undefined;
     },
     insert(entries) {
