@@ -1,5 +1,6 @@
 import { readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SpoolBodyLostError } from '../src/upstream/body-files.ts';
 import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/upstream/spool.ts';
@@ -61,6 +62,23 @@ describe('spool (SQLite, WAL)', () => {
     expect([after.count, after.bytes]).toEqual([2, 8]);
     expect(after.leaseDue(Date.now(), 10).map((r) => r.body?.[0])).toEqual([1, 2]);
     after.close();
+  });
+
+  it('opens a spool written before bodies could be files (adds the columns, keeps the rows)', () => {
+    const dir = tempDir('spool-');
+    const old = new DatabaseSync(join(dir, 'spool.sqlite'));
+    old.exec(`CREATE TABLE envelopes (id INTEGER PRIMARY KEY AUTOINCREMENT, accepted_at INTEGER NOT NULL,
+      next_attempt_at INTEGER NOT NULL, attempts INTEGER NOT NULL, url TEXT NOT NULL, dsn_key TEXT NOT NULL,
+      project TEXT NOT NULL, headers TEXT NOT NULL, body BLOB NOT NULL)`);
+    old
+      .prepare('INSERT INTO envelopes VALUES (NULL, 5, 0, 0, ?, ?, ?, ?, ?)')
+      .run('http://127.0.0.1:1/api/1/envelope/', 'k', '1', '{}', Buffer.alloc(100_000, 9));
+    old.close();
+    const spool = openSpool({ dir, sync: 'normal' });
+    expect([spool.count, spool.bytes]).toEqual([1, 100_000]);
+    const [row] = spool.leaseDue(Date.now(), 1);
+    expect(row?.body?.equals(Buffer.alloc(100_000, 9))).toBe(true);
+    spool.close();
   });
 
   it('refuses a directory another live spool holds', () => {
