@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDsn } from '../src/envelope/dsn.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';
 import { createAuthorizer } from '../src/pipeline/authorize.ts';
-import { readBody } from '../src/pipeline/bound.ts';
+import { RESERVE_BUDGET, readBody } from '../src/pipeline/bound.ts';
 import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
 import { RelayError } from '../src/pipeline/errors.ts';
 import { createFilter } from '../src/pipeline/filter.ts';
@@ -93,6 +93,34 @@ describe('bound: readBody', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(10 * 1024 * 1024);
     expect((await pending)?.statusCode).toBe(408);
+  });
+
+  it('reserves declared lengths ahead of the bytes only within RESERVE_BUDGET, and reads every body whole', async () => {
+    const declared = 40 * 1024 * 1024; // two of these exceed the 64 MiB budget
+    const first = new Readable({ read() {} });
+    const second = new Readable({ read() {} });
+    const before = process.memoryUsage().arrayBuffers;
+    const reads = [first, second].map((body) =>
+      readBody(
+        body,
+        { 'content-length': String(declared) },
+        { maxBodyBytes: 2e8, maxEnvelopeBytes: 2e8, timeoutMs: 5000 },
+      ),
+    );
+    for (const body of [first, second]) body.push(Buffer.alloc(300 * 1024, 1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(RESERVE_BUDGET + 4 * 1024 * 1024);
+    for (const body of [first, second]) {
+      for (let sent = 300 * 1024; sent < declared; sent += 1024 * 1024) {
+        body.push(Buffer.alloc(Math.min(1024 * 1024, declared - sent), 2));
+      }
+      body.push(null);
+    }
+    const bodies = await Promise.all(reads);
+    expect(bodies.map((body) => [body.length, body[0], body.at(-1)])).toEqual([
+      [declared, 1, 2],
+      [declared, 1, 2],
+    ]);
   });
 
   it('times out a body that trickles (408)', async () => {

@@ -40,6 +40,20 @@ export interface Forwarder {
 
 const DETAIL_BYTES = 300;
 
+/**
+ * A body larger than this is handed to the socket a piece at a time, with a turn of the event loop in between
+ * (undici waits for 'drain' only once the socket's buffer is full, and loopback buffers take megabytes): one write
+ * of a 10 MiB envelope would copy into the kernel for milliseconds while every other request waits.
+ */
+const WRITE_CHUNK_BYTES = 256 * 1024;
+
+async function* inChunks(body: Buffer): AsyncGenerator<Buffer> {
+  for (let offset = 0; offset < body.length; offset += WRITE_CHUNK_BYTES) {
+    if (offset > 0) await new Promise((resolve) => setImmediate(resolve));
+    yield body.subarray(offset, offset + WRITE_CHUNK_BYTES);
+  }
+}
+
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const pools = new Map<string, Pool>();
   const targets = new Map<string, { pool: Pool; path: string }>();
@@ -81,7 +95,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
               'content-type': 'application/x-sentry-envelope',
               'content-length': String(body.length),
             },
-            body,
+            body: body.length > WRITE_CHUNK_BYTES ? inChunks(body) : body,
           },
           {
             onRequestStart() {},
