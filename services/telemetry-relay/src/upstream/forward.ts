@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { type ParsedLimit, parseRateLimits } from '../pipeline/rate-limit.ts';
 
@@ -95,7 +96,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
               'content-type': 'application/x-sentry-envelope',
               'content-length': String(body.length),
             },
-            body: body.length > WRITE_CHUNK_BYTES ? inChunks(body) : body,
+            body: body.length > WRITE_CHUNK_BYTES ? Readable.from(inChunks(body), { objectMode: false }) : body,
           },
           {
             onRequestStart() {},
