@@ -37,6 +37,18 @@ const itemOf = (envelope: CapturedEnvelope, type: string) =>
 const viaTunnel = (envelope: CapturedEnvelope) =>
   envelope.requestHeaders['x-forwarded-for'] !== undefined &&
   String((envelope.header.sdk as { name?: string } | undefined)?.name).includes('react');
+interface StreamedSpan {
+  trace_id: string;
+  name: string;
+  attributes?: Record<string, { value?: unknown }>;
+}
+/** The Node SDK streams spans (`span` items, v2 containers), not `transaction` items. */
+async function serverSpans(traceId: string): Promise<StreamedSpan[]> {
+  const spansOf = (e: CapturedEnvelope) =>
+    ((itemOf(e, 'span') as { items?: StreamedSpan[] } | undefined)?.items ?? []).filter((s) => s.trace_id === traceId);
+  await capture.waitFor((e) => spansOf(e).length > 0, 20_000);
+  return capture.envelopes.flatMap(spansOf);
+}
 const exceptionValue = (event: Record<string, unknown> | undefined) =>
   ((event?.exception as { values?: Array<{ value?: string }> } | undefined)?.values ?? [])
     .map((v) => v.value)
@@ -118,11 +130,52 @@ describe('telemetry through the tunnel', () => {
     await page.close();
   });
 
+  it('streams the server trace named by route pattern, with no per-hook spans', async () => {
+    const res = await fetch(`${web.url}/catalog/amber-lamp`);
+    const traceId = /<meta name="sentry-trace" content="([0-9a-f]{32})-/.exec(await res.text())?.[1] ?? '';
+    const spans = await serverSpans(traceId);
+    expect(spans.map((span) => span.name)).toContain('GET /catalog/:slug');
+    expect(spans.filter((span) => span.attributes?.['sentry.op']?.value === 'middleware.fastify')).toEqual([]);
+  });
+
   it('continues an incoming trace on the server', async () => {
     const traceId = '0123456789abcdef0123456789abcdef';
     const res = await fetch(`${web.url}/catalog`, { headers: { 'sentry-trace': `${traceId}-0123456789abcdef-1` } });
     const html = await res.text();
     expect(html).toMatch(new RegExp(`<meta name="sentry-trace" content="${traceId}-[0-9a-f]{16}-1"/>`));
+  });
+});
+
+describe('unsampled server requests (SENTRY_TRACES_SAMPLE_RATE=0)', () => {
+  let unsampled: ServiceProcess;
+  beforeAll(async () => {
+    unsampled = await startWeb({ SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: '0', LOG_SAMPLE_EVERY: '1' });
+  });
+  afterAll(async () => {
+    await unsampled?.kill();
+  });
+  const metaTrace = async (headers: Record<string, string> = {}) => {
+    const res = await fetch(`${unsampled.url}/catalog`, { headers });
+    return /<meta name="sentry-trace" content="([^"]+)"/.exec(await res.text())?.[1];
+  };
+
+  it('tell the browser the trace is not sampled, and their log lines still carry their own trace id', async () => {
+    const [first, second] = [await metaTrace(), await metaTrace()];
+    expect(first).toMatch(/^[0-9a-f]{32}-[0-9a-f]{16}-0$/);
+    expect(first?.slice(0, 32)).not.toBe(second?.slice(0, 32));
+    const traceId = first?.slice(0, 32);
+    await expect
+      .poll(() => unsampled.logs.find((line) => line.msg === 'request completed' && line.traceId === traceId))
+      .toBeDefined();
+  });
+
+  it('follow an incoming decision: sampled upstream means traced here, whatever the rate', async () => {
+    const traceId = 'abcdefabcdefabcdefabcdefabcdef01';
+    expect(await metaTrace({ 'sentry-trace': `${traceId}-0123456789abcdef-1` })).toMatch(
+      new RegExp(`^${traceId}-[0-9a-f]{16}-1$`),
+    );
+    expect((await serverSpans(traceId)).map((span) => span.name)).toContain('GET /catalog');
+    expect(await metaTrace({ 'sentry-trace': `${traceId.replace('01', '02')}-0123456789abcdef-0` })).toMatch(/-0$/);
   });
 });
 

@@ -48,7 +48,11 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       // Log lines of a request carry its trace id, so logs and Sentry traces can be joined. Bound when Fastify makes
       // the request's logger (inside the request's Sentry span), rather than by a second child logger per request.
       childLoggerFactory: (logger, bindings, childOptions) => {
-        const traceId = Sentry.getActiveSpan()?.spanContext().traceId;
+        // Unsampled requests have no span (see instrument.ts): their trace id is their scope's, which is theirs
+        // alone only while the SDK is enabled (it forks a scope per request).
+        const traceId =
+          Sentry.getActiveSpan()?.spanContext().traceId ??
+          (Sentry.getClient()?.getDsn() ? Sentry.getCurrentScope().getPropagationContext().traceId : undefined);
         return logger.child(traceId ? { ...bindings, traceId } : bindings, childOptions);
       },
       ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
@@ -63,7 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status < 500) return reply.code(status).send(error);
-    const digest = Sentry.lastEventId() ?? Sentry.captureException(error);
+    const digest = Sentry.captureException(error, { mechanism: { type: 'auto.web.fastify', handled: false } } as never);
     req.log.error({ err: error, digest }, 'unhandled failure');
     return reply
       .code(status)

@@ -92,12 +92,12 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
 
     if (result instanceof Response) {
       const pattern = patternOf(matchRoutes(handler.dataRoutes, url.pathname) ?? []);
-      setMetricsRoute(req, pattern);
+      setRoute(req, pattern);
       options.metrics.pageRequests.inc({ kind, outcome: 'redirect' });
       return sendRedirect(reply, result, isPageData, isPost);
     }
 
-    setMetricsRoute(req, patternOf(result.matches));
+    setRoute(req, patternOf(result.matches));
     // A client whose route table differs from ours (an old bundle after a deploy) asks for ids we do not have:
     // tell it to load the document instead of guessing.
     if (isPageData && routeIds && !routeIds.every((id) => result.matches.some((m) => m.route.id === id))) {
@@ -257,6 +257,11 @@ export function patternOf(matches: ReadonlyArray<{ route: { path?: string | unde
   return joined.startsWith('/') ? joined : `/${joined}`;
 }
 
-function setMetricsRoute(req: FastifyRequest, pattern: string): void {
+/** Labels the request by route pattern: its metrics, its trace (when sampled) and its error events. */
+function setRoute(req: FastifyRequest, pattern: string): void {
   req.routePattern = pattern;
+  const name = `${req.method} ${pattern}`;
+  Sentry.getIsolationScope().setTransactionName(name);
+  const span = Sentry.getActiveSpan();
+  if (span) Sentry.updateSpanName(Sentry.getRootSpan(span), name);
 }
