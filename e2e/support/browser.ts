@@ -1,20 +1,9 @@
 // Debian's Chromium through playwright-core (never a downloaded browser), and the checks every page gets.
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
-}
+export { launchChromium } from '@app/test-kit/chromium';
 
 /** Console errors and warnings, page errors, and React's hydration complaints, collected per page. */
 export function watchConsole(page: Page): { errors: string[]; warnings: string[] } {

@@ -2,7 +2,7 @@
 // contentful paint, with Sentry on and off; and the time to show a freshly prefetched page.
 import { fileURLToPath } from 'node:url';
 import { spawnService, startCaptureServer } from '@app/test-kit';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '@app/test-kit/chromium';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -10,16 +10,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 export async function measureBrowser(loads = 5): Promise<Record<string, string>> {
   const capture = await startCaptureServer();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
+  const browser = await launchChromium();
   const out: Record<string, string> = {};
   try {
     for (const sentry of [true, false]) {
