@@ -1,40 +1,96 @@
-// Runs the whole system locally as plain processes, each service's output prefixed with its name:
+// Runs the whole system locally as plain processes, each one's output prefixed with its name:
 // `node scripts/run-services.ts start` (what `npm start` runs) or `... dev` (watch and reload, `npm run dev`).
-// Ctrl-C (or SIGTERM) stops them all gracefully.
-import { type ChildProcess, spawn } from 'node:child_process';
+// Like docker compose: web → relay → a local telemetry viewer (Sentry's Spotlight, deploy/viewer, installed into
+// deploy/viewer/node_modules on first use), so errors, traces and feedback show at http://localhost:8969 without a
+// Sentry account. Ctrl-C (or SIGTERM) stops them all gracefully.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 const mode = process.argv[2] === 'dev' ? 'dev' : 'start';
+const root = fileURLToPath(new URL('..', import.meta.url));
+const viewerDir = `${root}deploy/viewer`;
+const viewerMain = `${viewerDir}/node_modules/@spotlightjs/spotlight/dist/run.js`;
+
+// Ports as in docker-compose.yml; anything else already in the environment wins.
+const ports = {
+  web: process.env.WEB_PORT ?? '3000',
+  relay: process.env.RELAY_PORT ?? '3001',
+  viewer: process.env.VIEWER_PORT ?? '8969',
+};
+
+/** The viewer's own pinned dependencies (not a workspace: see deploy/viewer/package.json); false when unavailable. */
+function viewerInstalled(): boolean {
+  const lock = `${viewerDir}/package-lock.json`;
+  if (existsSync(viewerMain) && statSync(viewerMain).mtimeMs >= statSync(lock).mtimeMs) return true;
+  process.stdout.write('viewer| installing Spotlight into deploy/viewer/node_modules (first run)…\n');
+  try {
+    execFileSync('npm', ['ci', '--prefix', viewerDir, '--no-audit', '--no-fund', '--loglevel=error'], {
+      stdio: 'inherit',
+    });
+    return existsSync(viewerMain);
+  } catch {
+    process.stdout.write('viewer| could not install Spotlight; running without the local telemetry viewer\n');
+    return false;
+  }
+}
 
 interface Service {
   name: string;
-  workspace: string;
+  command: string[];
   env: Record<string, string>;
 }
 
-// Local defaults; anything already in the environment wins.
+const withViewer = process.env.LOCAL_VIEWER !== 'off' && viewerInstalled();
+// A loopback DSN: the relay accepts any (ALLOW_LOOPBACK_DSNS) and sends everything to the viewer; the server SDK
+// posts straight to the viewer, which speaks Sentry's envelope endpoint.
+const localDsn = `http://local@127.0.0.1:${ports.viewer}/1`;
+const npmRun = (workspace: string) => ['npm', 'run', '--silent', mode, '--workspace', workspace];
+
 const services: Service[] = [
+  ...(withViewer
+    ? [{ name: 'viewer', command: [process.execPath, viewerMain, 'server', '--port', ports.viewer], env: {} }]
+    : []),
   // Local runs accept any loopback DSN; the spool lives in the repo's (gitignored) .cache.
   {
     name: 'relay',
-    workspace: 'services/telemetry-relay',
-    env: { PORT: '3001', ALLOW_LOOPBACK_DSNS: 'true', SPOOL_DIR: '.cache/relay-spool' },
+    command: npmRun('services/telemetry-relay'),
+    env: {
+      PORT: ports.relay,
+      ALLOW_LOOPBACK_DSNS: 'true',
+      SPOOL_DIR: '.cache/relay-spool',
+      ...(withViewer ? { UPSTREAM_URL: `http://127.0.0.1:${ports.viewer}/api/1/envelope/` } : {}),
+    },
   },
   // Without an ingress, the web service forwards the browser's telemetry (POST /monitoring) to the relay.
   {
     name: 'web',
-    workspace: 'services/web',
-    env: { PORT: '3000', TUNNEL_PATH: '/monitoring', TUNNEL_TARGET: 'http://127.0.0.1:3001' },
+    command: npmRun('services/web'),
+    env: {
+      PORT: ports.web,
+      TUNNEL_PATH: '/monitoring',
+      TUNNEL_TARGET: `http://127.0.0.1:${ports.relay}`,
+      ...(withViewer
+        ? { SENTRY_DSN: localDsn, SENTRY_ENVIRONMENT: 'development', SENTRY_TRACES_SAMPLE_RATE: '1' }
+        : {}),
+    },
   },
 ];
 
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 
+// Each service runs in a process group of its own (detached), and is stopped by signalling the whole group: `npm run`
+// starts the service through `sh -c`, which does not pass a SIGTERM on, so signalling npm alone left the service
+// running. The runner exits once every group is empty, i.e. after each service has drained.
 for (const service of services) {
-  const child = spawn('npm', ['run', '--silent', mode, '--workspace', service.workspace], {
+  const [command = 'npm', ...args] = service.command;
+  const child = spawn(command, args, {
+    cwd: root,
     env: { HOST: '127.0.0.1', ...service.env, ...process.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   children.set(service.name, child);
   for (const stream of [child.stdout, child.stderr]) {
@@ -43,20 +99,41 @@ for (const service of services) {
     );
   }
   child.on('exit', (code, signal) => {
-    children.delete(service.name);
     process.stdout.write(`${service.name.padEnd(6)}| exited (${code ?? signal})\n`);
-    if (!stopping) stop(typeof code === 'number' && code !== 0 ? code : 1);
-    if (children.size === 0) process.exit(process.exitCode ?? 0);
+    if (!stopping) void stop(typeof code === 'number' && code !== 0 ? code : 1);
   });
 }
 
-function stop(exitCode = 0): void {
-  if (stopping) return;
-  stopping = true;
-  process.exitCode = exitCode;
-  for (const child of children.values()) child.kill('SIGTERM');
+const GROUP_EXIT_TIMEOUT_MS = 40_000; // more than a service's SHUTDOWN_GRACE_MS (25 s by default)
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-(child.pid as number), signal);
+    return true;
+  } catch {
+    return false; // ESRCH: nothing left in the group
+  }
 }
 
-process.on('SIGINT', () => stop());
-process.on('SIGTERM', () => stop());
-process.stdout.write(`whole system (${mode}): web http://127.0.0.1:3000, relay http://127.0.0.1:3001 — Ctrl-C stops\n`);
+async function stop(exitCode = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  const groups = [...children.values()];
+  for (const child of groups) signalGroup(child, 'SIGTERM');
+  const deadline = Date.now() + GROUP_EXIT_TIMEOUT_MS;
+  while (groups.some((child) => signalGroup(child, 0 as unknown as NodeJS.Signals)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const child of groups) {
+    if (signalGroup(child, 'SIGKILL')) process.stdout.write('runner| a service did not stop in time; killed\n');
+  }
+  process.exit(exitCode);
+}
+
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+process.stdout.write(
+  `whole system (${mode}): web http://127.0.0.1:${ports.web}, relay http://127.0.0.1:${ports.relay}` +
+    (withViewer ? `, telemetry viewer http://127.0.0.1:${ports.viewer}` : '') +
+    ' — Ctrl-C stops\n',
+);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import { buildImage, docker, E2E_TAG, errorEnvelope, newEventId } from '../support/containers.ts';
+import { spotlightEvent } from '../support/spotlight.ts';
 
 const project = `ssr-e2e-${process.pid}`;
 // Images built once by the suites (tag e2e) are used as they are; random loopback ports avoid a developer's stack.
@@ -13,28 +14,6 @@ const compose = (...args: string[]) => docker(['compose', '-p', project, '-f', '
 async function published(service: string, port: number): Promise<string> {
   const address = await compose('port', service, String(port));
   return `http://127.0.0.1:${address.split(':').pop()}`;
-}
-
-/** Reads Spotlight's event stream (it replays what it holds) until an envelope containing `text` shows up. */
-async function spotlightEvent(
-  viewer: string,
-  text: string,
-  timeoutMs: number,
-): Promise<{ type: string; data: string }> {
-  const response = await fetch(`${viewer}/stream`, { signal: AbortSignal.timeout(timeoutMs) });
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const type = /^event: (.*)$/m.exec(block)?.[1] ?? '';
-      const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
-      if (data.includes(text)) return { type, data };
-    }
-  }
-  throw new Error(`Spotlight's stream ended without ${text}`);
 }
 
 describe('docker compose stack', () => {

@@ -1,0 +1,80 @@
+// `npm start` as the README promises it: web, relay and the local telemetry viewer as plain processes
+// (scripts/run-services.ts), a page served, and an envelope posted to the web service's tunnel path shown by the
+// viewer after passing through the relay. Then Ctrl-C's signal stops everything cleanly.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorEnvelope, eventually, newEventId } from './support/containers.ts';
+import { spotlightEvent } from './support/spotlight.ts';
+import { ensureWebBuilt } from './support/web.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+async function freePort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return String(typeof address === 'object' && address ? address.port : 0);
+}
+
+describe('npm start (scripts/run-services.ts)', () => {
+  let stack: ChildProcess;
+  let output = '';
+  const url: Record<'web' | 'relay' | 'viewer', string> = { web: '', relay: '', viewer: '' };
+
+  beforeAll(async () => {
+    ensureWebBuilt(); // what the web service's prestart would do, once for every suite
+    const ports = { WEB_PORT: await freePort(), RELAY_PORT: await freePort(), VIEWER_PORT: await freePort() };
+    url.web = `http://127.0.0.1:${ports.WEB_PORT}`;
+    url.relay = `http://127.0.0.1:${ports.RELAY_PORT}`;
+    url.viewer = `http://127.0.0.1:${ports.VIEWER_PORT}`;
+    stack = spawn(process.execPath, ['scripts/run-services.ts', 'start'], {
+      cwd: root,
+      env: { ...process.env, ...ports, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [stack.stdout, stack.stderr]) stream?.on('data', (chunk: Buffer) => (output += chunk));
+    const ready = (target: string) => async () => (await fetch(target)).ok;
+    await eventually(ready(`${url.viewer}/health`), 120_000, `the viewer to answer (output: ${output})`);
+    await eventually(ready(`${url.relay}/readyz`), 60_000, `the relay to be ready (output: ${output})`);
+    await eventually(ready(`${url.web}/readyz`), 60_000, `web to be ready (output: ${output})`);
+  });
+  afterAll(() => {
+    if (stack?.exitCode === null) stack.kill('SIGKILL');
+  });
+
+  it('serves the example product', async () => {
+    const response = await fetch(`${url.web}/catalog`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<div id="root">');
+  });
+
+  it('shows an envelope from the tunnel path in the viewer, through the relay', async () => {
+    const eventId = newEventId();
+    const dsn = `http://local@127.0.0.1:${new URL(url.viewer).port}/1`;
+    const response = await fetch(`${url.web}/monitoring`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      body: errorEnvelope(dsn, eventId, 'npm start smoke test'),
+    });
+    expect(response.status).toBe(200);
+    const event = await spotlightEvent(url.viewer, eventId, 20_000);
+    expect(event.type).toBe('application/x-sentry-envelope');
+    expect(event.data).toContain('npm start smoke test');
+  });
+
+  it('stops every process gracefully on SIGTERM and exits 0', async () => {
+    stack.kill('SIGTERM');
+    const [code] = (await once(stack, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    // Each service drains and says so (npm, between the runner and the service, then exits by the same signal).
+    expect(output).toMatch(/relay +\| .*"msg":"shut down cleanly"/);
+    expect(output).toMatch(/web +\| .*"msg":"shut down cleanly"/);
+    expect(output).toMatch(/viewer\| exited/);
+    // Nothing left behind listening.
+    for (const target of Object.values(url)) await expect(fetch(target)).rejects.toThrow();
+  });
+});
