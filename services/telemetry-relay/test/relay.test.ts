@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
 import { openSpool } from '../src/upstream/spool.ts';
 import {
   attachmentItem,
@@ -16,6 +17,7 @@ import {
   type RunningRelay,
   removeTempDirs,
   startRelay,
+  tempDir,
   watchEventLoop,
 } from './helpers.ts';
 
@@ -272,6 +274,46 @@ describe('outage', () => {
       5000,
       'empty spool',
     );
+  });
+
+  it('moves sent_at forward by the time an envelope was held, and keeps every other byte', async () => {
+    // An envelope accepted two hours ago and still in the spool (as after a long outage), replayed at start.
+    const dir = tempDir();
+    const heldMs = 2 * 3600_000;
+    const acceptedAt = Date.now() - heldMs;
+    const sentAt = new Date(acceptedAt - 150).toISOString();
+    const id = 'ab'.repeat(16);
+    const body = Buffer.from(envelope({ event_id: id, dsn, sent_at: sentAt }, [eventItem()]));
+    const target = parseDsn(dsn) as Dsn;
+    const spool = openSpool({ dir, sync: 'normal' });
+    spool.insert([
+      {
+        entry: {
+          url: envelopeEndpoint(target),
+          dsnKey: target.key,
+          project: '42',
+          headers: {},
+          body,
+          acceptedAt,
+          attempts: 3,
+        },
+        leased: false,
+        nextAttemptAt: 0,
+      },
+    ]);
+    spool.close();
+    const restarted = await startRelay({ ALLOWED_DSNS: dsn, SPOOL_DIR: dir });
+    try {
+      await eventually(() => capture.envelopes.some((e) => e.header.event_id === id), 5000, 'the replay');
+      const arrived = capture.envelopes.find((e) => e.header.event_id === id);
+      const shifted = Date.parse(String(arrived?.header.sent_at));
+      expect(Math.abs(shifted - (Date.parse(sentAt) + heldMs))).toBeLessThan(60_000);
+      expect(Date.now() - shifted).toBeLessThan(60_000); // as if sent just now, so Sentry corrects no clock
+      const original = body.toString();
+      expect(arrived?.body.toString()).toBe(original.replace(sentAt, String(arrived?.header.sent_at)));
+    } finally {
+      await restarted.close();
+    }
   });
 
   it('refuses with 429 + Retry-After when the spool is full, rather than dropping', async () => {
