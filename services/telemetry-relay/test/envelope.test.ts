@@ -81,6 +81,18 @@ describe('parseEnvelope: malformed input says what and where', () => {
     ['header not JSON', '{"dsn":\n', 400, /envelope header \(line 1, offset 0\): not valid JSON/],
     ['header not an object', '[1,2]', 400, /must be a JSON object/],
     ['bad event_id', '{"event_id":"nope"}', 400, /event_id must be 32 hex digits/],
+    [
+      'a decisive header key twice',
+      '{"dsn":"https://a@o1.ingest.sentry.io/1","x":"dsn","dsn":"https://b@evil.example/2"}\n',
+      400,
+      /"dsn" appears more than once/,
+    ],
+    [
+      'sent_at twice',
+      '{"sent_at":"2026-11-22T00:00:00Z", "sent_at" :"2020-01-01T00:00:00Z"}\n',
+      400,
+      /"sent_at" appears/,
+    ],
     ['item header not JSON', `${H}\n{type:event}\n{}`, 400, /item 1 header \(offset 89\): not valid JSON/],
     ['item without type', `${H}\n{"length":2}\n{}`, 400, /"type" must be a non-empty string/],
     ['negative length', `${H}\n{"type":"attachment","length":-1}\n`, 400, /"length" must be a non-negative integer/],

@@ -30,6 +30,8 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits): Envelope {
   const headerBytes = bytes.subarray(0, headerEnd);
   if (headerBytes.length === 0) throw malformed('the envelope header line (line 1) is empty');
   const header = parseHeader(headerBytes, 'envelope header (line 1, offset 0)');
+  const repeated = repeatedKey(headerBytes);
+  if (repeated) throw malformed(`envelope header: "${repeated}" appears more than once (ambiguous; Sentry refuses it)`);
   if (header.event_id !== undefined && (typeof header.event_id !== 'string' || !EVENT_ID.test(header.event_id))) {
     throw malformed(`envelope header: event_id must be 32 hex digits, got ${JSON.stringify(header.event_id)}`);
   }
@@ -121,6 +123,22 @@ function parseHeader(line: Buffer, where: string): Record<string, unknown> {
     throw malformed(`${where}: must be a JSON object`);
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * JSON.parse keeps the last of two equal keys; Sentry's parser refuses the header. For the keys that decide where an
+ * envelope goes and how it is read (the DSN we authorize, its id, the clock we may shift), a second copy is refused
+ * here rather than guessed at. Only a quoted name followed by ':' is a key, so a value spelled the same is not.
+ */
+const DECISIVE_KEY = /"(dsn|event_id|sent_at)"\s*:/g;
+function repeatedKey(line: Buffer): string | undefined {
+  const seen = new Set<string>();
+  for (const match of line.toString('latin1').matchAll(DECISIVE_KEY)) {
+    const name = match[1] as string;
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
 }
 
 function isAllNewlines(bytes: Buffer, from: number): boolean {
