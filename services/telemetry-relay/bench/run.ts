@@ -117,25 +117,24 @@ function parseDuration(text: string): number {
   return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
 }
 
+/** wrk on CPU 1 posting the envelope in `bodyFile` to `url` for `seconds`. */
+const wrkArgs = (bin: { wrk: string }, url: string, bodyFile: string, seconds: number) => [
+  '-c',
+  '1',
+  bin.wrk,
+  '-t1',
+  `-c${connections}`,
+  `-d${seconds}s`,
+  '--latency',
+  '-s',
+  join(here, 'post.lua'),
+  url,
+  '--',
+  bodyFile,
+];
+
 function wrk(bin: { wrk: string; taskset: string }, url: string, body: string, duration: number): WrkResult {
-  const output = execFileSync(
-    bin.taskset,
-    [
-      '-c',
-      '1',
-      bin.wrk,
-      '-t1',
-      `-c${connections}`,
-      `-d${duration}s`,
-      '--latency',
-      '-s',
-      join(here, 'post.lua'),
-      url,
-      '--',
-      body,
-    ],
-    { encoding: 'utf8' },
-  );
+  const output = execFileSync(bin.taskset, wrkArgs(bin, url, body, duration), { encoding: 'utf8' });
   const number = (re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   return {
@@ -347,25 +346,9 @@ http {
     const fastPid = fast.pid as number;
     const timer = setInterval(() => samples.push(status(fastPid, 'VmRSS')), 10_000);
     await new Promise<void>((resolve, reject) => {
-      const load = spawn(
-        bin.taskset,
-        [
-          '-c',
-          '1',
-          bin.wrk,
-          '-t1',
-          `-c${connections}`,
-          `-d${soakSeconds}s`,
-          '-s',
-          join(here, 'post.lua'),
-          contenders[2]?.url ?? '',
-          '--',
-          bodyFile,
-        ],
-        {
-          stdio: 'ignore',
-        },
-      );
+      const load = spawn(bin.taskset, wrkArgs(bin, contenders[2]?.url ?? '', bodyFile, soakSeconds), {
+        stdio: 'ignore',
+      });
       load.on('exit', () => resolve());
       load.on('error', reject);
     });
