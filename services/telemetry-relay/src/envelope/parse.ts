@@ -29,8 +29,9 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits): Envelope {
   const headerEnd = lineEnd(bytes, 0, limits, 'envelope header');
   const headerBytes = bytes.subarray(0, headerEnd);
   if (headerBytes.length === 0) throw malformed('the envelope header line (line 1) is empty');
-  const header = parseHeader(headerBytes, 'envelope header (line 1, offset 0)');
-  const repeated = repeatedKey(headerBytes);
+  const headerText = headerBytes.toString('utf8');
+  const header = parseHeader(headerText, 'envelope header (line 1, offset 0)');
+  const repeated = repeatedKey(headerText);
   if (repeated) throw malformed(`envelope header: "${repeated}" appears more than once (ambiguous; Sentry refuses it)`);
   if (header.event_id !== undefined && (typeof header.event_id !== 'string' || !EVENT_ID.test(header.event_id))) {
     throw malformed(`envelope header: event_id must be 32 hex digits, got ${JSON.stringify(header.event_id)}`);
@@ -47,7 +48,7 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits): Envelope {
       throw malformed(`empty item header line at offset ${start}`);
     }
     const where = `item ${items.length + 1} header (offset ${start})`;
-    const itemHeader = parseHeader(bytes.subarray(start, end), where);
+    const itemHeader = parseHeader(bytes.toString('utf8', start, end), where);
     const type = itemHeader.type;
     if (typeof type !== 'string' || type === '') throw malformed(`${where}: "type" must be a non-empty string`);
     if (items.length >= limits.maxItems) {
@@ -112,10 +113,10 @@ function lineEnd(bytes: Buffer, start: number, limits: ParseLimits, what: string
   return end;
 }
 
-function parseHeader(line: Buffer, where: string): Record<string, unknown> {
+function parseHeader(line: string, where: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(line.toString('utf8'));
+    value = JSON.parse(line);
   } catch (error) {
     throw malformed(`${where}: not valid JSON (${(error as Error).message})`);
   }
@@ -131,9 +132,9 @@ function parseHeader(line: Buffer, where: string): Record<string, unknown> {
  * here rather than guessed at. Only a quoted name followed by ':' is a key, so a value spelled the same is not.
  */
 const DECISIVE_KEY = /"(dsn|event_id|sent_at)"\s*:/g;
-function repeatedKey(line: Buffer): string | undefined {
+function repeatedKey(line: string): string | undefined {
   const seen = new Set<string>();
-  for (const match of line.toString('latin1').matchAll(DECISIVE_KEY)) {
+  for (const match of line.matchAll(DECISIVE_KEY)) {
     const name = match[1] as string;
     if (seen.has(name)) return name;
     seen.add(name);
