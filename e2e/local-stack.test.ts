@@ -3,22 +3,14 @@
 // viewer after passing through the relay. Then Ctrl-C's signal stops everything cleanly.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorEnvelope, eventually, newEventId } from './support/containers.ts';
 import { spotlightEvent } from './support/spotlight.ts';
 import { ensureWebBuilt } from './support/web.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-
-async function freePort(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return String(typeof address === 'object' && address ? address.port : 0);
-}
 
 describe('npm start (scripts/run-services.ts)', () => {
   let stack: ChildProcess;
@@ -27,7 +19,8 @@ describe('npm start (scripts/run-services.ts)', () => {
 
   beforeAll(async () => {
     ensureWebBuilt(); // what the web service's prestart would do, once for every suite
-    const ports = { WEB_PORT: await freePort(), RELAY_PORT: await freePort(), VIEWER_PORT: await freePort() };
+    const [web, relay, viewer] = [await freePort(), await freePort(), await freePort()];
+    const ports = { WEB_PORT: String(web), RELAY_PORT: String(relay), VIEWER_PORT: String(viewer) };
     url.web = `http://127.0.0.1:${ports.WEB_PORT}`;
     url.relay = `http://127.0.0.1:${ports.RELAY_PORT}`;
     url.viewer = `http://127.0.0.1:${ports.VIEWER_PORT}`;

@@ -7,4 +7,4 @@ export {
   startCaptureServer,
 } from './capture-server.ts';
 export { type CapturedItem, type ParsedEnvelope, readEnvelope } from './envelope-reader.ts';
-export { runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
+export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';

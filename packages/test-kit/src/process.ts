@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
 export interface ServiceProcess {
@@ -112,4 +113,13 @@ function parseLogLine(line: string): Record<string, unknown> {
 
 function formatLogs(logs: Array<Record<string, unknown>>): string {
   return logs.map((l) => JSON.stringify(l)).join('\n');
+}
+
+/** A loopback port free right now, for a process that cannot be told to listen on port 0 and report it. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
 }

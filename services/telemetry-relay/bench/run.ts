@@ -10,10 +10,10 @@
 // Env: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_SOAK_SECONDS (0 = skip).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@app/test-kit';
 import { errorEnvelope, largeEnvelope } from './envelopes.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -60,14 +60,6 @@ function tools(): { wrk: string; nginx: string; taskset: string } {
     process.exit(2);
   }
   return found as { wrk: string; nginx: string; taskset: string };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
 }
 
 function launch(command: string, args: string[], env: Record<string, string> = {}): ChildProcess {

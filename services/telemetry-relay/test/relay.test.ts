@@ -1,8 +1,8 @@
 import { readdirSync, unlinkSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
+import { type CaptureServer, freePort, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
 import { openSpool } from '../src/upstream/spool.ts';
@@ -48,14 +48,6 @@ afterEach(() => {
   capture.setBehaviour({ kind: 'accept' });
   capture.clear();
 });
-
-const freePort = async () => {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-};
 
 const metric = async (name: string) => {
   const text = await (await fetch(`${relay.url}/metrics`)).text();
