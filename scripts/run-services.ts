@@ -78,7 +78,7 @@ const services: Service[] = [
   },
 ];
 
-const children = new Map<string, ChildProcess>();
+const children: ChildProcess[] = [];
 let stopping = false;
 
 // Each service runs in a process group of its own (detached), and is stopped by signalling the whole group: `npm run`
@@ -92,7 +92,7 @@ for (const service of services) {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  children.set(service.name, child);
+  children.push(child);
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) =>
       process.stdout.write(`${service.name.padEnd(6)}| ${line}\n`),
@@ -106,7 +106,8 @@ for (const service of services) {
 
 const GROUP_EXIT_TIMEOUT_MS = 40_000; // more than a service's SHUTDOWN_GRACE_MS (25 s by default)
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
+/** Sends `signal` to the child's whole process group (0: only asks whether any process of it is left). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-(child.pid as number), signal);
     return true;
@@ -118,13 +119,12 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
 async function stop(exitCode = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
-  const groups = [...children.values()];
-  for (const child of groups) signalGroup(child, 'SIGTERM');
+  for (const child of children) signalGroup(child, 'SIGTERM');
   const deadline = Date.now() + GROUP_EXIT_TIMEOUT_MS;
-  while (groups.some((child) => signalGroup(child, 0 as unknown as NodeJS.Signals)) && Date.now() < deadline) {
+  while (children.some((child) => signalGroup(child, 0)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  for (const child of groups) {
+  for (const child of children) {
     if (signalGroup(child, 'SIGKILL')) process.stdout.write('runner| a service did not stop in time; killed\n');
   }
   process.exit(exitCode);
