@@ -27,3 +27,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function waitForHydration(page: Page): Promise<void> {
   await page.waitForFunction(() => (window as { __appHydrated?: boolean }).__appHydrated === true);
 }
+
+/** Marks the page's document: the mark survives client navigations and hot updates, and is gone after a full load. */
+export async function markDocument(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as { __sameDocument?: boolean }).__sameDocument = true;
+  });
+}
+
+/** True while the page still shows the document `markDocument` marked. */
+export function isSameDocument(page: Page): Promise<boolean> {
+  return page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
+}

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type ServiceProcess, spawnService } from '@app/test-kit';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, waitForHydration, watchConsole } from '../support/browser.ts';
+import { isSameDocument, launchChromium, markDocument, waitForHydration, watchConsole } from '../support/browser.ts';
 
 const webDir = fileURLToPath(new URL('../../services/web/', import.meta.url));
 const copy = fileURLToPath(new URL('../../.cache/web-dev-e2e/', import.meta.url));
@@ -38,14 +38,12 @@ describe('web dev server', () => {
     await page.goto(dev.url);
     await waitForHydration(page);
     expect(await page.textContent('main h1')).toBe('Welcome');
-    await page.evaluate(() => {
-      (window as { sameDocument?: boolean }).sameDocument = true;
-    });
+    await markDocument(page);
 
     const view = `${copy}src/app/home.tsx`;
     writeFileSync(view, readFileSync(view, 'utf8').replace('<h1>Welcome</h1>', '<h1>Welcome, edited</h1>'));
     await expect.poll(() => page.textContent('main h1'), { timeout: 20_000 }).toBe('Welcome, edited');
-    expect(await page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await isSameDocument(page)).toBe(true);
     expect(seen.errors).toEqual([]);
   });
 
@@ -54,15 +52,11 @@ describe('web dev server', () => {
     const seen = watchConsole(page);
     await page.goto(`${dev.url}/catalog`);
     await waitForHydration(page);
-    await page.evaluate(() => {
-      (window as { sameDocument?: boolean }).sameDocument = true;
-    });
+    await markDocument(page);
     // Browser-only code that is no component (server-side modules need a restart of the dev server: see README).
     const helper = `${copy}src/client/prefetch.ts`;
     writeFileSync(helper, `${readFileSync(helper, 'utf8')}\n// edited by the dev-server test\n`);
-    await expect
-      .poll(() => page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument), { timeout: 20_000 })
-      .toBeUndefined();
+    await expect.poll(() => isSameDocument(page).catch(() => true), { timeout: 20_000 }).toBe(false);
     await waitForHydration(page);
     expect(seen.errors).toEqual([]);
   });

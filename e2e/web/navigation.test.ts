@@ -11,7 +11,14 @@ declare global {
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAxe } from '../support/axe.ts';
-import { launchChromium, screenshot, waitForHydration, watchConsole } from '../support/browser.ts';
+import {
+  isSameDocument,
+  launchChromium,
+  markDocument,
+  screenshot,
+  waitForHydration,
+  watchConsole,
+} from '../support/browser.ts';
 import { startWeb } from '../support/web.ts';
 
 let web: ServiceProcess;
@@ -37,12 +44,9 @@ async function open(path: string): Promise<void> {
   });
   await page.goto(`${web.url}${path}`);
   await waitForHydration(page);
-  // Survives client navigations, gone after a full page load.
-  await page.evaluate(() => {
-    (window as { __sameDocument?: boolean }).__sameDocument = true;
-  });
+  await markDocument(page);
 }
-const sameDocument = () => page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
+const sameDocument = () => isSameDocument(page);
 afterEach(async () => {
   await page?.close();
 });
