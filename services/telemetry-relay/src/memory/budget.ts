@@ -1,0 +1,107 @@
+/**
+ * One byte budget for everything the relay holds in memory at once: request bodies as they arrive (compressed and
+ * decompressed), bodies held for sending (the memory queue), replayed bodies and upstream sends. A part that cannot
+ * take what it needs does not allocate: the tunnel refuses the request (503 + Retry-After), delivery spools to disk
+ * instead of holding, replay waits. See the relay README, "Memory model".
+ *
+ * Plain counters, no allocation: `take` and `release` sit on the hot path.
+ */
+export interface MemoryBudget {
+  /** Bytes the budget allows in all. */
+  readonly limit: number;
+  /** Bytes taken now. */
+  readonly used: number;
+  /** Takes `bytes` when they fit and returns true; takes nothing and returns false when they do not. */
+  take(bytes: number): boolean;
+  /** Gives back bytes taken earlier. */
+  release(bytes: number): void;
+}
+
+export function createMemoryBudget(limit: number): MemoryBudget {
+  let used = 0;
+  return {
+    limit,
+    get used() {
+      return used;
+    },
+    take(bytes) {
+      if (used + bytes > limit) return false;
+      used += bytes;
+      return true;
+    },
+    release(bytes) {
+      used -= bytes;
+      if (used < 0) throw new Error(`memory budget released ${-used} bytes more than it gave`);
+    },
+  };
+}
+
+/** Why a hold could not grow: the whole process is short, or this one client holds its share already. */
+export type Shortage = 'budget' | 'client';
+
+/** What one request (or one send) holds of the budget; released once, whatever happened. */
+export interface Hold {
+  readonly bytes: number;
+  /** Takes `bytes` more, or says which limit stopped it (and takes nothing). */
+  grow(bytes: number): Shortage | undefined;
+  /** Gives back part of what this hold has (a buffer shrank or was handed over). */
+  shrink(bytes: number): void;
+  /** Gives back everything; further calls do nothing. */
+  release(): void;
+}
+
+/**
+ * Per-client fairness: a client (its address, as `clientAddress` derives it) may hold at most `perClient` bytes of
+ * the budget at once, so one client trickling or bombing cannot take what everybody else needs.
+ */
+export interface ClientShares {
+  hold(client: string): Hold;
+  /** Clients holding bytes now (bounded by the connections in flight). */
+  readonly clients: number;
+}
+
+export function createClientShares(budget: MemoryBudget, perClient: number): ClientShares {
+  const held = new Map<string, number>();
+  return {
+    get clients() {
+      return held.size;
+    },
+    hold(client) {
+      let bytes = 0;
+      let released = false;
+      const setClient = (delta: number) => {
+        const next = (held.get(client) ?? 0) + delta;
+        if (next <= 0) held.delete(client);
+        else held.set(client, next);
+      };
+      return {
+        get bytes() {
+          return bytes;
+        },
+        grow(more) {
+          if (released) throw new Error('grow() on a released hold');
+          if ((held.get(client) ?? 0) + more > perClient) return 'client';
+          if (!budget.take(more)) return 'budget';
+          bytes += more;
+          setClient(more);
+          return undefined;
+        },
+        shrink(less) {
+          const amount = Math.min(less, bytes);
+          bytes -= amount;
+          budget.release(amount);
+          setClient(-amount);
+        },
+        release() {
+          if (released) return;
+          released = true;
+          if (bytes > 0) {
+            budget.release(bytes);
+            setClient(-bytes);
+            bytes = 0;
+          }
+        },
+      };
+    },
+  };
+}
