@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -67,7 +68,8 @@ export interface CaptureServerOptions {
   host?: string;
   /**
    * Also serve a control API, for a capture server in a container that tests reach over HTTP:
-   * GET /__capture/envelopes (JSON, payloads as text), DELETE /__capture/envelopes, PUT /__capture/behaviour.
+   * GET /__capture/envelopes (JSON, payloads as text; see describe for large ones), DELETE /__capture/envelopes,
+   * PUT /__capture/behaviour.
    */
   control?: boolean;
 }
@@ -219,21 +221,54 @@ export async function startCaptureServer(options: CaptureServerOptions = {}): Pr
   };
 }
 
-/** An envelope as the control API reports it: JSON payloads parsed, others as UTF-8 text. */
+/** Payloads and item headers above this size are summarized by the control API (length and SHA-256, no text). */
+export const SUMMARIZE_FROM = 64 * 1024;
+const digests = new WeakMap<Buffer, string>();
+
+/**
+ * An envelope as the control API reports it: JSON payloads parsed, others as UTF-8 text, each with its byte `length`.
+ * A payload over SUMMARIZE_FROM bytes is reported as its length and `sha256` only (a suite that sends hundreds of MiB
+ * of attachments would otherwise get them back as JSON text on every poll), and an item header JSON.stringify cannot
+ * write back (nested thousands deep) or over that size is replaced by its type and a note.
+ */
 export function describe(envelope: CapturedEnvelope) {
   return {
     projectId: envelope.projectId,
     publicKey: envelope.publicKey,
     requestHeaders: envelope.requestHeaders,
     header: envelope.header,
-    items: envelope.items.map((item) => ({
-      header: item.header,
-      type: item.type,
-      json: item.json,
-      text: item.json === undefined ? item.payload.toString('utf8') : undefined,
-    })),
+    items: envelope.items.map((item) => {
+      const large = item.payload.length > SUMMARIZE_FROM;
+      return {
+        header: reportableHeader(item),
+        type: item.type,
+        length: item.payload.length,
+        json: large ? undefined : item.json,
+        text: large || item.json !== undefined ? undefined : item.payload.toString('utf8'),
+        sha256: large ? digestOf(item.payload) : undefined,
+      };
+    }),
     receivedAt: envelope.receivedAt,
   };
+}
+
+function digestOf(payload: Buffer): string {
+  let digest = digests.get(payload);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(payload).digest('hex');
+    digests.set(payload, digest);
+  }
+  return digest;
+}
+
+function reportableHeader(item: CapturedItem): Record<string, unknown> {
+  try {
+    const size = JSON.stringify(item.header).length;
+    if (size <= SUMMARIZE_FROM) return item.header;
+    return { type: item.type, summarized: `item header of ${size} characters` };
+  } catch (error) {
+    return { type: item.type, summarized: `item header not serializable (${(error as Error).message})` };
+  }
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
