@@ -1,12 +1,8 @@
-import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import { ignoreRules } from '@app/telemetry-rules';
 import { describe, expect, it } from 'vitest';
 import { parseDsn } from '../src/envelope/dsn.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';
 import { createAuthorizer } from '../src/pipeline/authorize.ts';
-import { RESERVE_BUDGET, readBody } from '../src/pipeline/bound.ts';
 import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
 import { RelayError } from '../src/pipeline/errors.ts';
 import { createFilter } from '../src/pipeline/filter.ts';
@@ -18,118 +14,6 @@ const parse = (body: Buffer) =>
   parseEnvelope(body, { maxHeaderBytes: 65536, maxItems: 1000, maxEventItemBytes: 1 << 20 });
 const DSN = 'https://key@o1.ingest.sentry.io/42';
 const dsn = (text: string) => parseDsn(text) as Exclude<ReturnType<typeof parseDsn>, string>;
-const caught = async (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (e: unknown) => e as RelayError,
-  );
-
-describe('bound: readBody', () => {
-  const limits = { maxBodyBytes: 1000, maxEnvelopeBytes: 5000, timeoutMs: 1000 };
-  const body = Buffer.from('{"dsn":"x"}\n{"type":"event"}\n{"message":"hello"}');
-
-  it.each([
-    ['identity', (b: Buffer) => b],
-    ['gzip', zlib.gzipSync],
-    ['x-gzip', zlib.gzipSync],
-    ['deflate', zlib.deflateSync],
-    ['br', zlib.brotliCompressSync],
-    ['zstd', zlib.zstdCompressSync],
-  ])('decodes %s', async (encoding, encode) => {
-    const out = await readBody(Readable.from([encode(body)]), { 'content-encoding': encoding }, limits);
-    expect(out.equals(body)).toBe(true);
-  });
-
-  it.each([
-    ['a declared length over the limit', { 'content-length': '1001' }, Buffer.alloc(10), 413, /body is 1001 bytes/],
-    ['a body over the limit (chunked)', {}, Buffer.alloc(1001, 120), 413, /more than 1000 bytes/],
-    [
-      'a gzip bomb',
-      { 'content-encoding': 'gzip' },
-      zlib.gzipSync(Buffer.alloc(100_000)),
-      413,
-      /decompresses to more than 5000/,
-    ],
-    ['an unknown encoding', { 'content-encoding': 'compress' }, body, 415, /"compress" is not supported/],
-    ['corrupt gzip', { 'content-encoding': 'gzip' }, Buffer.from('not gzip at all'), 400, /not valid gzip data/],
-  ])('refuses %s', async (_name, headers, input, status, detail) => {
-    const error = await caught(readBody(Readable.from([input]), headers, limits));
-    expect(error).toBeInstanceOf(RelayError);
-    expect([error?.statusCode, error?.message]).toEqual([status, expect.stringMatching(detail)]);
-  });
-
-  it('does not buffer a bomb whole: it stops at the limit', async () => {
-    const bomb = await promisify(zlib.gzip)(Buffer.alloc(200 * 1024 * 1024));
-    const before = process.memoryUsage().arrayBuffers;
-    const error = await caught(
-      readBody(Readable.from([bomb]), { 'content-encoding': 'gzip' }, { ...limits, maxBodyBytes: 1e9 }),
-    );
-    expect(error?.statusCode).toBe(413);
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(50 * 1024 * 1024);
-  });
-
-  it.each([
-    ['with a Content-Length', true],
-    ['chunked', false],
-  ])('assembles a large body from many chunks (%s)', async (_name, withLength) => {
-    const big = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => i % 251));
-    const chunks = Array.from({ length: big.length / 65536 }, (_, i) => big.subarray(i * 65536, (i + 1) * 65536));
-    const headers = withLength ? { 'content-length': String(big.length) } : {};
-    const out = await readBody(Readable.from(chunks), headers, { ...limits, maxBodyBytes: 1e8, maxEnvelopeBytes: 1e8 });
-    expect(out.equals(big)).toBe(true);
-  });
-
-  it('does not reserve a declared length the client never sends', async () => {
-    const slow = new Readable({ read() {} });
-    slow.push(Buffer.alloc(300 * 1024));
-    const before = process.memoryUsage().arrayBuffers;
-    const pending = caught(
-      readBody(
-        slow,
-        { 'content-length': String(100 * 1024 * 1024) },
-        { maxBodyBytes: 2e8, maxEnvelopeBytes: 2e8, timeoutMs: 150 },
-      ),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(10 * 1024 * 1024);
-    expect((await pending)?.statusCode).toBe(408);
-  });
-
-  it('reserves declared lengths ahead of the bytes only within RESERVE_BUDGET, and reads every body whole', async () => {
-    const declared = 40 * 1024 * 1024; // two of these exceed the 64 MiB budget
-    const first = new Readable({ read() {} });
-    const second = new Readable({ read() {} });
-    const before = process.memoryUsage().arrayBuffers;
-    const reads = [first, second].map((body) =>
-      readBody(
-        body,
-        { 'content-length': String(declared) },
-        { maxBodyBytes: 2e8, maxEnvelopeBytes: 2e8, timeoutMs: 5000 },
-      ),
-    );
-    for (const body of [first, second]) body.push(Buffer.alloc(300 * 1024, 1));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(RESERVE_BUDGET + 4 * 1024 * 1024);
-    for (const body of [first, second]) {
-      for (let sent = 300 * 1024; sent < declared; sent += 1024 * 1024) {
-        body.push(Buffer.alloc(Math.min(1024 * 1024, declared - sent), 2));
-      }
-      body.push(null);
-    }
-    const bodies = await Promise.all(reads);
-    expect(bodies.map((body) => [body.length, body[0], body.at(-1)])).toEqual([
-      [declared, 1, 2],
-      [declared, 1, 2],
-    ]);
-  });
-
-  it('times out a body that trickles (408)', async () => {
-    const slow = new Readable({ read() {} });
-    slow.push('{"dsn"');
-    const error = await caught(readBody(slow, {}, { ...limits, timeoutMs: 100 }));
-    expect([error?.statusCode, error?.code]).toEqual([408, 'body_timeout']);
-  });
-});
 
 describe('authorize', () => {
   const authorize = createAuthorizer({ allowedDsns: [dsn(DSN)], allowLoopbackDsns: false });

@@ -10,6 +10,8 @@ export type RejectCode =
   | 'body_timeout'
   | 'rate_limited'
   | 'spool_full'
+  | 'overloaded'
+  | 'client_overloaded'
   | 'draining';
 
 const STATUS: Record<RejectCode, number> = {
@@ -23,6 +25,10 @@ const STATUS: Record<RejectCode, number> = {
   body_timeout: 408,
   rate_limited: 429,
   spool_full: 429,
+  // The process is short of memory: every client should back off (Retry-After), and the load balancer may retry.
+  overloaded: 503,
+  // This client holds its share of the memory budget already: only it is asked to slow down.
+  client_overloaded: 429,
   draining: 503,
 };
 
