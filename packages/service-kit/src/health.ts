@@ -14,6 +14,16 @@ export function createReadiness(): Readiness {
   return { draining: false, checks: [] };
 }
 
+/** What GET /readyz answers: 200 when ready, else 503 with the reasons (also for servers that are not Fastify). */
+export async function readinessReport(readiness: Readiness): Promise<{ statusCode: number; body: object }> {
+  if (readiness.draining) return { statusCode: 503, body: { status: 'draining' } };
+  const reasons = (await Promise.all(readiness.checks.map((check) => check()))).filter(
+    (reason): reason is string => reason !== undefined,
+  );
+  if (reasons.length > 0) return { statusCode: 503, body: { status: 'not ready', reasons } };
+  return { statusCode: 200, body: { status: 'ready' } };
+}
+
 /** GET /healthz: the process is alive. GET /readyz: it should get traffic. */
 export async function healthRoutes(app: FastifyInstance, opts: { readiness: Readiness }): Promise<void> {
   const { readiness } = opts;
@@ -22,11 +32,7 @@ export async function healthRoutes(app: FastifyInstance, opts: { readiness: Read
   app.get('/healthz', { logLevel }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { logLevel }, async (_req, reply) => {
-    if (readiness.draining) return reply.code(503).send({ status: 'draining' });
-    const reasons = (await Promise.all(readiness.checks.map((check) => check()))).filter(
-      (reason): reason is string => reason !== undefined,
-    );
-    if (reasons.length > 0) return reply.code(503).send({ status: 'not ready', reasons });
-    return { status: 'ready' };
+    const { statusCode, body } = await readinessReport(readiness);
+    return reply.code(statusCode).send(body);
   });
 }

@@ -1,5 +1,5 @@
 export { ConfigError, type Env, type EnvReader, readEnv, readServerConfig, type ServerConfig } from './env.ts';
-export { createReadiness, healthRoutes, type Readiness } from './health.ts';
+export { createReadiness, healthRoutes, type Readiness, readinessReport } from './health.ts';
 export { type RunningService, runService } from './lifecycle.ts';
 export { type LoggingOptions, loggingOptions, requestIdFrom } from './logging.ts';
 export { exitOnConfigError } from './main.ts';
