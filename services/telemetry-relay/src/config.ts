@@ -1,11 +1,14 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Env, readEnv, readServerConfig, type ServerConfig } from '@app/service-kit';
+import { type Env, type EnvReader, readEnv, readServerConfig, type ServerConfig } from '@app/service-kit';
 import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
 import { type Dsn, parseDsn } from './envelope/dsn.ts';
+import { containerMemoryLimit, defaultBudgetBytes } from './memory/limit.ts';
 import type { SpoolMode } from './upstream/delivery.ts';
 
 const MiB = 1024 * 1024;
+/** A per-user directory: a fixed name in the shared temp dir could be created (or linked) by another user first. */
+const DEFAULT_SPOOL_DIR = join(tmpdir(), `telemetry-relay-${process.getuid?.() ?? 'user'}`, 'spool');
 
 /** Every environment variable the service reads, validated in one place. Documented in the README. */
 export interface Config {
@@ -13,7 +16,8 @@ export interface Config {
   /** POST path of the tunnel (TUNNEL_PATH), without a trailing slash; the slash form is accepted too. */
   tunnelPath: string;
   allowedDsns: Dsn[];
-  allowLoopbackDsns: boolean;
+  /** Development only (ALLOW_LOOPBACK_DSNS): with no allowlist, loopback DSNs naming one of these ports. */
+  loopbackPorts: number[];
   /** Send every envelope here instead of the DSN's own Sentry (UPSTREAM_URL). */
   upstreamUrl: URL | undefined;
   ignoreRules: IgnoreRule[];
@@ -28,9 +32,28 @@ export interface Config {
     maxItems: number;
     maxHeaderBytes: number;
     bodyTimeoutMs: number;
+    /** A compressed body may expand to at most this many times its size (beyond a 1 MiB floor). */
+    maxDecompressionRatio: number;
+  };
+  /** The one byte budget for everything held in memory (src/memory/budget.ts). */
+  memory: {
+    budgetBytes: number;
+    /** Most of the budget one client (address) may hold at once. */
+    perClientBytes: number;
+    /** The container's limit the default budget was derived from (undefined: none). */
+    containerLimitBytes: number | undefined;
+  };
+  /** The tunnel's HTTP server: what a slow or greedy client may hold. */
+  connections: {
+    headersTimeoutMs: number;
+    /** Whole request, headers and body (BODY_TIMEOUT_MS plus a margin: the tunnel answers 408 itself first). */
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
   };
   spool: {
     dir: string;
+    private: boolean;
     mode: SpoolMode;
     sync: 'normal' | 'full';
     maxEnvelopes: number;
@@ -67,11 +90,11 @@ export function loadConfig(env: Env): Config {
     if (typeof dsn === 'string') reader.check('ALLOWED_DSNS', `entry ${JSON.stringify(text)} ${dsn}`);
     else allowedDsns.push(dsn);
   }
-  const allowLoopbackDsns = reader.boolean('ALLOW_LOOPBACK_DSNS', false);
-  if (allowedDsns.length === 0 && !allowLoopbackDsns && reader.list('ALLOWED_DSNS').length === 0) {
+  const loopbackPorts = readLoopbackPorts(reader);
+  if (allowedDsns.length === 0 && loopbackPorts.length === 0 && reader.list('ALLOWED_DSNS').length === 0) {
     reader.check(
       'ALLOWED_DSNS',
-      'is required: the DSNs this relay forwards for (or ALLOW_LOOPBACK_DSNS=true in development to accept any DSN on a loopback host)',
+      "is required: the DSNs this relay forwards for (or, in development, ALLOW_LOOPBACK_DSNS=<port> to accept DSNs on a loopback host with that port, the local viewer's)",
     );
   }
 
@@ -95,12 +118,24 @@ export function loadConfig(env: Env): Config {
       ? undefined
       : reader.integer('METRICS_PORT', 0, { min: 0, max: 65535 });
   const maxEnvelopeBytes = reader.integer('MAX_ENVELOPE_BYTES', 20 * MiB, { min: 1024, max: 200 * MiB });
+  const containerLimitBytes = containerMemoryLimit();
+  const budgetBytes = reader.integer('MEMORY_BUDGET_BYTES', defaultBudgetBytes(containerLimitBytes), {
+    min: 8 * MiB,
+    max: 64 * 1024 * MiB,
+  });
+  reader.check(
+    'MEMORY_BUDGET_BYTES',
+    budgetBytes >= 2 * maxEnvelopeBytes
+      ? undefined
+      : `(${budgetBytes}) must be at least twice MAX_ENVELOPE_BYTES (${maxEnvelopeBytes}): a largest envelope is held once as it arrives and once until it is sent${containerLimitBytes === undefined ? '' : ` (the default is ${defaultBudgetBytes(containerLimitBytes)}, a share of the container's ${containerLimitBytes}-byte memory limit)`}`,
+  );
+  const bodyTimeoutMs = reader.integer('BODY_TIMEOUT_MS', 30_000, { min: 100, max: 600_000 });
 
   const config: Config = {
     server,
     tunnelPath,
     allowedDsns,
-    allowLoopbackDsns,
+    loopbackPorts,
     upstreamUrl: reader.optionalUrl('UPSTREAM_URL'),
     ignoreRules: rules,
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
@@ -112,16 +147,37 @@ export function loadConfig(env: Env): Config {
       maxEventItemBytes: reader.integer('MAX_EVENT_ITEM_BYTES', 1 * MiB, { min: 1024, max: 100 * MiB }),
       maxItems: reader.integer('MAX_ITEMS', 1000, { min: 1, max: 100_000 }),
       maxHeaderBytes: 64 * 1024,
-      bodyTimeoutMs: reader.integer('BODY_TIMEOUT_MS', 30_000, { min: 100, max: 600_000 }),
+      bodyTimeoutMs,
+      maxDecompressionRatio: reader.integer('MAX_DECOMPRESSION_RATIO', 100, { min: 2, max: 100_000 }),
+    },
+    memory: {
+      budgetBytes,
+      perClientBytes: reader.integer(
+        'MEMORY_PER_CLIENT_BYTES',
+        Math.max(Math.floor(budgetBytes / 4), Math.min(budgetBytes, maxEnvelopeBytes + MiB)),
+        { min: MiB, max: budgetBytes },
+      ),
+      containerLimitBytes,
+    },
+    connections: {
+      headersTimeoutMs: reader.integer('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
+      requestTimeoutMs: bodyTimeoutMs + 5_000,
+      keepAliveTimeoutMs: reader.integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
+      maxConnections: reader.integer('MAX_CONNECTIONS', 2_048, { min: 1, max: 1_000_000 }),
     },
     spool: {
-      dir: reader.string('SPOOL_DIR', join(tmpdir(), 'telemetry-relay-spool')),
+      dir: reader.string('SPOOL_DIR', DEFAULT_SPOOL_DIR),
+      /** The default dir sits in the shared temp dir: it must be this user's alone (checked when opened). */
+      private: reader.optionalString('SPOOL_DIR') === undefined,
       mode: reader.oneOf('SPOOL_MODE', ['durable', 'fast'], 'durable'),
       sync: reader.oneOf('SPOOL_SYNC', ['normal', 'full'], 'normal'),
       maxEnvelopes: reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 }),
       maxBytes: reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB }),
       maxAgeMs: reader.integer('SPOOL_MAX_AGE_SECONDS', 24 * 3600, { min: 1, max: 30 * 24 * 3600 }) * 1000,
-      maxMemoryBytes: reader.integer('MEMORY_QUEUE_MAX_BYTES', 64 * MiB, { min: MiB, max: 4096 * MiB }),
+      maxMemoryBytes: reader.integer('MEMORY_QUEUE_MAX_BYTES', Math.min(64 * MiB, Math.floor(budgetBytes / 2)), {
+        min: MiB,
+        max: 4096 * MiB,
+      }),
     },
     upstream: {
       concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),
@@ -135,4 +191,21 @@ export function loadConfig(env: Env): Config {
   };
   reader.done();
   return config;
+}
+
+/**
+ * ALLOW_LOOPBACK_DSNS: `false` (default) or the port(s) a loopback DSN may name — the local viewer's. Any port would
+ * let a web page make the relay POST to every service listening on the machine.
+ */
+function readLoopbackPorts(reader: EnvReader): number[] {
+  const values = reader.list('ALLOW_LOOPBACK_DSNS', ['false']);
+  if (values.length === 1 && ['false', '0', 'no', 'off'].includes(values[0]?.toLowerCase() ?? '')) return [];
+  const ports = values.map(Number);
+  reader.check(
+    'ALLOW_LOOPBACK_DSNS',
+    ports.every((port) => Number.isInteger(port) && port > 0 && port <= 65535)
+      ? undefined
+      : `must be false or the loopback port(s) DSNs may name, e.g. 8969 for the local viewer (got ${JSON.stringify(values.join(','))})`,
+  );
+  return ports.filter((port) => Number.isInteger(port) && port > 0 && port <= 65535);
 }

@@ -155,7 +155,9 @@ describe('readBody: the memory budget', () => {
     const budget = createMemoryBudget(64 * MiB);
     const hold = createClientShares(budget, 64 * MiB).hold('a');
     const slow = new Readable({ read() {} });
-    const pending = caught(readBody(slow, { 'content-length': String(40 * MiB) }, { ...big, timeoutMs: 200 }, { hold }));
+    const pending = caught(
+      readBody(slow, { 'content-length': String(40 * MiB) }, { ...big, timeoutMs: 200 }, { hold }),
+    );
     slow.push(Buffer.alloc(300 * 1024));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(budget.used).toBe(300 * 1024);
@@ -199,7 +201,8 @@ describe('readBody: the memory budget', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(AHEAD_LIMIT + 4 * MiB);
     for (const input of [first, second]) {
-      for (let sent = 300 * 1024; sent < declared; sent += MiB) input.push(Buffer.alloc(Math.min(MiB, declared - sent), 2));
+      for (let sent = 300 * 1024; sent < declared; sent += MiB)
+        input.push(Buffer.alloc(Math.min(MiB, declared - sent), 2));
       input.push(null);
     }
     const bodies = await Promise.all(reads);
@@ -249,6 +252,9 @@ describe('readBody: the envelope header line first', () => {
     );
     input.push(Buffer.from(`{"dsn":"${'x'.repeat(2000)}`));
     const error = await pending;
-    expect([error?.statusCode, error?.message]).toEqual([413, expect.stringMatching(/header line .* longer than 1024/)]);
+    expect([error?.statusCode, error?.message]).toEqual([
+      413,
+      expect.stringMatching(/header line .* longer than 1024/),
+    ]);
   });
 });

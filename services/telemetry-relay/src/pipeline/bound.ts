@@ -178,11 +178,12 @@ export function readBody(
     const onError = (error: Error) => finish(error);
     // A request emits 'close' after 'end' too; only a close before the end means the client went away.
     const onClose = () =>
-      ended ||
-      finish(new RelayError('malformed', `the client closed the connection after ${wire} bytes of the body`));
+      ended || finish(new RelayError('malformed', `the client closed the connection after ${wire} bytes of the body`));
     const timer = setTimeout(
       () =>
-        finish(new RelayError('body_timeout', `the body did not arrive within ${limits.timeoutMs} ms (${wire} bytes read)`)),
+        finish(
+          new RelayError('body_timeout', `the body did not arrive within ${limits.timeoutMs} ms (${wire} bytes read)`),
+        ),
       limits.timeoutMs,
     );
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
