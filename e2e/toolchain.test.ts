@@ -14,10 +14,10 @@ const services = {
   relay: fileURLToPath(new URL('../services/telemetry-relay/src/main.ts', import.meta.url)),
 };
 
-// The relay needs an allowed DSN (here: any loopback DSN) and a spool directory of its own (it locks it).
+// The relay needs an allowed DSN (here: loopback DSNs on the viewer's port) and a spool directory of its own (it locks it).
 const envFor = (entry: string): Record<string, string> =>
   entry === services.relay
-    ? { ALLOW_LOOPBACK_DSNS: 'true', SPOOL_DIR: mkdtempSync(join(tmpdir(), 'toolchain-spool-')) }
+    ? { ALLOW_LOOPBACK_DSNS: '8969', SPOOL_DIR: mkdtempSync(join(tmpdir(), 'toolchain-spool-')) }
     : {};
 
 describe('toolchain', () => {

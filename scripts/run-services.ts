@@ -43,8 +43,8 @@ interface Service {
 }
 
 const withViewer = process.env.LOCAL_VIEWER !== 'off' && viewerInstalled();
-// A loopback DSN: the relay accepts any (ALLOW_LOOPBACK_DSNS) and sends everything to the viewer; the server SDK
-// posts straight to the viewer, which speaks Sentry's envelope endpoint.
+// A loopback DSN on the viewer's port: the relay accepts those (ALLOW_LOOPBACK_DSNS) and sends everything to the
+// viewer; the server SDK posts straight to the viewer, which speaks Sentry's envelope endpoint.
 const localDsn = `http://local@127.0.0.1:${ports.viewer}/1`;
 const npmRun = (workspace: string) => ['npm', 'run', '--silent', mode, '--workspace', workspace];
 
@@ -52,13 +52,14 @@ const services: Service[] = [
   ...(withViewer
     ? [{ name: 'viewer', command: [process.execPath, viewerMain, 'server', '--port', ports.viewer], env: {} }]
     : []),
-  // Local runs accept any loopback DSN; the spool lives in the repo's (gitignored) .cache.
+  // Local runs accept loopback DSNs naming the viewer's port (no other local port); the spool lives in the repo's
+  // (gitignored) .cache.
   {
     name: 'relay',
     command: npmRun('services/telemetry-relay'),
     env: {
       PORT: ports.relay,
-      ALLOW_LOOPBACK_DSNS: 'true',
+      ALLOW_LOOPBACK_DSNS: ports.viewer,
       SPOOL_DIR: '.cache/relay-spool',
       ...(withViewer ? { UPSTREAM_URL: `http://127.0.0.1:${ports.viewer}/api/1/envelope/` } : {}),
     },
