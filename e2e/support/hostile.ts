@@ -1,0 +1,262 @@
+// Hostile traffic for the relay container suite (containers/relay-hostile.test.ts): attack bodies, requests whose
+// outcome is classified (answered, reset, no answer), attackers and a steady trickle of legitimate envelopes from
+// client addresses of their own, and slow clients.
+import { createHash, randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import zlib from 'node:zlib';
+import { errorEnvelope, newEventId } from './containers.ts';
+
+const MiB = 1024 * 1024;
+
+// ---- attack bodies --------------------------------------------------------------------------------------------
+
+const brotliMax = (input: Buffer | string) =>
+  zlib.brotliCompressSync(input, {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_LGWIN]: 24 },
+  });
+
+/**
+ * ≈125 bytes of brotli that expand to a valid envelope header and `items` item headers, each a 64 KiB line of
+ * `[` nested ≈32 000 deep inside a valid object (a length-0 attachment), i.e. ≈19 MiB of JSON to parse.
+ */
+export function nestingBomb(dsn: string, eventId: string, items = 300): Body {
+  const prefix = '{"type":"attachment","length":0,"x":';
+  const depth = Math.floor((64 * 1024 - prefix.length - 1) / 2);
+  const line = `${prefix}${'['.repeat(depth)}${']'.repeat(depth)}}\n\n`;
+  return brotliMax(`${JSON.stringify({ event_id: eventId, dsn })}\n${line.repeat(items)}`);
+}
+
+export type BombEncoding = 'br' | 'gzip' | 'zstd';
+
+/** A valid envelope header followed by spaces up to exactly `size` bytes (the relay's envelope limit), compressed. */
+export function decompressionBomb(encoding: BombEncoding, dsn: string, size = 20 * MiB): Body {
+  const header = `${JSON.stringify({ dsn })}\n`;
+  const plain = Buffer.alloc(size, ' ');
+  plain.write(header);
+  if (encoding === 'br') return brotliMax(plain);
+  if (encoding === 'gzip') return zlib.gzipSync(plain, { level: 9 });
+  return zlib.zstdCompressSync(plain, { params: { [zlib.constants.ZSTD_c_compressionLevel]: 19 } });
+}
+
+/** An error event with one attachment of `attachmentBytes` random (incompressible) bytes, sent as it is. */
+export function attachmentEnvelope(dsn: string, eventId: string, attachmentBytes: number) {
+  const attachment = randomBytes(attachmentBytes);
+  const head = errorEnvelope(dsn, eventId, `hostile e2e attachment ${eventId}`);
+  const itemHeader = `${JSON.stringify({ type: 'attachment', length: attachment.length, filename: 'dump.bin' })}\n`;
+  const body = Buffer.concat([Buffer.from(head + itemHeader), attachment, Buffer.from('\n')]);
+  return { body, sha256: createHash('sha256').update(attachment).digest('hex') };
+}
+
+// ---- requests -------------------------------------------------------------------------------------------------
+
+/** What became of one request: an HTTP answer, the connection closed without one, or nothing in time. */
+export interface Answer {
+  status: number | 'reset' | 'timeout';
+  /** The JSON body's `error` and `detail`, when it has them. */
+  error?: string | undefined;
+  detail?: string | undefined;
+  retryAfter?: string | undefined;
+  eventId?: string | undefined;
+}
+
+/** A request body fetch takes as it is (a Buffer over its own ArrayBuffer, as Node's builders return). */
+export type Body = string | Uint8Array<ArrayBuffer>;
+
+export async function post(
+  url: string,
+  body: Body,
+  headers: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<Answer> {
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8', ...headers },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    const json = (() => {
+      try {
+        return JSON.parse(text) as { error?: unknown; detail?: unknown; id?: unknown };
+      } catch {
+        return {};
+      }
+    })();
+    return {
+      status: response.status,
+      error: typeof json.error === 'string' ? json.error : undefined,
+      detail: typeof json.detail === 'string' ? json.detail : undefined,
+      retryAfter: response.headers.get('retry-after') ?? undefined,
+      eventId: typeof json.id === 'string' ? json.id : undefined,
+    };
+  } catch (error) {
+    return { status: (error as Error).name === 'TimeoutError' ? 'timeout' : 'reset' };
+  }
+}
+
+/**
+ * An attack is refused cleanly by a 4xx or a 503 with a JSON {"error","detail"}, or by the connection being closed
+ * early (a relay that refuses before reading a body may reset it mid-upload). Never a 500, a 200 or no answer.
+ */
+export function isCleanRefusal(answer: Answer): boolean {
+  if (answer.status === 'reset') return true;
+  if (answer.status === 'timeout') return false;
+  const refused = (answer.status >= 400 && answer.status < 500) || answer.status === 503;
+  return refused && answer.error !== undefined && answer.detail !== undefined;
+}
+
+/** Counts of answers by status, e.g. {"413": 12, "reset": 3}. */
+export function tally(answers: readonly Answer[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * Where a request comes from, as the ingress tells the relay (X-Forwarded-For, believed for the ConfigMap's
+ * TRUSTED_PROXY_HOPS=1): attackers and legitimate users from different documentation ranges (RFC 5737), so a relay
+ * that shares its memory fairly between clients can tell them apart as it would in production.
+ */
+export const attackerAddress = (n: number) => ({ 'x-forwarded-for': `203.0.113.${(n % 250) + 1}` });
+export const userAddress = (n: number) => ({ 'x-forwarded-for': `198.51.100.${(n % 250) + 1}` });
+
+export interface Traffic {
+  /** Stops sending, waits for the requests in flight, and returns every answer with its event id. */
+  stop(): Promise<{ eventId: string; answer: Answer }[]>;
+}
+
+/** The ordinary ≈1 KB error envelope, one every `everyMs` (each on its own, not waiting for the previous one). */
+export function legitimateTraffic(url: string, dsn: string, everyMs = 250, timeoutMs = 10_000): Traffic {
+  const inFlight: Promise<{ eventId: string; answer: Answer }>[] = [];
+  const send = () => {
+    const eventId = newEventId();
+    const answer = post(url, errorEnvelope(dsn, eventId), userAddress(inFlight.length), timeoutMs);
+    inFlight.push(answer.then((settled) => ({ eventId, answer: settled })));
+  };
+  send();
+  const timer = setInterval(send, everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      return Promise.all(inFlight);
+    },
+  };
+}
+
+export interface AttackRequest {
+  /** How the figures group this request's answer ("allowed DSN", "gzip", …). */
+  label: string;
+  body: Body;
+  headers?: Record<string, string>;
+}
+
+export interface AttackOptions {
+  /** Attackers sending at once, each from its own client address. */
+  workers: number;
+  windowMs: number;
+  /** Each attacker waits this long between two of its requests (0: back to back). */
+  pauseMs?: number;
+  /** A request still unanswered this long after the window counts as 'timeout'. */
+  graceMs?: number;
+}
+
+/** Attackers send requests for a window of time; the attack ends by itself whatever the relay does. */
+export async function attackFor(
+  url: string,
+  options: AttackOptions,
+  next: (worker: number, n: number) => AttackRequest,
+): Promise<{ label: string; answer: Answer }[]> {
+  const { workers, windowMs, pauseMs = 0, graceMs = 7_000 } = options;
+  const results: { label: string; answer: Answer }[] = [];
+  const end = Date.now() + windowMs;
+  const worker = async (w: number) => {
+    for (let n = 0; Date.now() < end; n++) {
+      const request = next(w, n);
+      const headers = { ...attackerAddress(w), ...request.headers };
+      const answer = await post(url, request.body, headers, end + graceMs - Date.now());
+      results.push({ label: request.label, answer });
+      // A relay that is gone answers every connection at once: do not spin thousands of them a second.
+      const pause = answer.status === 'reset' ? Math.max(pauseMs, 50) : pauseMs;
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+  return results;
+}
+
+/** True when a TCP connection to host:port opens within `timeoutMs`. */
+export function canConnect(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: timeoutMs });
+    const done = (result: boolean) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}
+
+// ---- slow clients ---------------------------------------------------------------------------------------------
+
+export interface SlowClientOptions {
+  host: string;
+  port: number;
+  count: number;
+  /** Written at once on connecting (the n-th connection's). */
+  head: (n: number) => string;
+  /** Then this, every `dripEveryMs`. */
+  drip: string;
+  dripEveryMs: number;
+  /** Connections still open by then are closed by the client and counted as never cut. */
+  giveUpAfterMs: number;
+}
+
+export interface SlowClientReport {
+  /** When the relay closed each connection it closed, ms after it was opened. */
+  cutAfterMs: number[];
+  /** Connections the relay left open until the client gave up (or refused to open). */
+  neverCut: number;
+  /** The status line the relay answered each connection with before closing it, if any ("408", "none"). */
+  answers: Record<string, number>;
+}
+
+/** Opens `count` connections that send their request slowly (a slowloris, or a trickled body). */
+export async function slowClients(options: SlowClientOptions): Promise<SlowClientReport> {
+  const report: SlowClientReport = { cutAfterMs: [], neverCut: 0, answers: {} };
+  const one = (n: number) =>
+    new Promise<void>((resolve) => {
+      const opened = performance.now();
+      let status = 'none';
+      let gaveUp = false;
+      let cutAfterMs: number | undefined;
+      const socket = connect(options.port, options.host, () => socket.write(options.head(n)));
+      const drip = setInterval(() => socket.write(options.drip), options.dripEveryMs);
+      const giveUp = setTimeout(() => {
+        gaveUp = true;
+        socket.destroy();
+      }, options.giveUpAfterMs);
+      // An end, a reset or a refused connection before the client gave up: the relay cut it.
+      const cut = () => {
+        if (!gaveUp && cutAfterMs === undefined) cutAfterMs = performance.now() - opened;
+        socket.destroy();
+      };
+      socket.on('data', (chunk: Buffer) => {
+        status = /^HTTP\/1\.1 (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? status;
+      });
+      socket.on('end', cut);
+      socket.on('error', cut);
+      socket.on('close', () => {
+        clearInterval(drip);
+        clearTimeout(giveUp);
+        if (cutAfterMs === undefined) report.neverCut++;
+        else report.cutAfterMs.push(cutAfterMs);
+        report.answers[status] = (report.answers[status] ?? 0) + 1;
+        resolve();
+      });
+    });
+  await Promise.all(Array.from({ length: options.count }, (_, n) => one(n)));
+  return report;
+}
