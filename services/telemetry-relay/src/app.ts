@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServiceApp, type ServiceApp } from '@app/service-kit';
+import { createServiceApp, readinessReport, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
+import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
@@ -18,16 +19,30 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   let tunnel: TunnelHandler | undefined;
   const { app, readiness } = await createServiceApp('telemetry-relay', config.server, {
     fastify: {
-      serverFactory: (fastifyHandler) =>
-        createServer((req: IncomingMessage, res: ServerResponse) => {
-          if (tunnel && isTunnelUrl(req.url, config.tunnelPath)) tunnel(req, res);
-          else fastifyHandler(req, res);
-        }),
-      // Backstop for the body timeout of the tunnel route (which answers 408 itself).
-      requestTimeout: config.limits.bodyTimeoutMs + 5_000,
+      serverFactory: (fastifyHandler) => {
+        // Fastify's own timeout options do not reach a server it did not create: they are set here.
+        const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
+        const server = createServer(
+          {
+            headersTimeout: headersTimeoutMs,
+            requestTimeout: requestTimeoutMs,
+            keepAliveTimeout: keepAliveTimeoutMs,
+            // How often those timeouts are enforced (Node's default, 30 s, would let a slow client stay 40 s).
+            connectionsCheckingInterval: 1_000,
+          },
+          (req: IncomingMessage, res: ServerResponse) => {
+            if (tunnel && isTunnelUrl(req.url, config.tunnelPath)) tunnel(req, res);
+            else fastifyHandler(req, res);
+          },
+        );
+        server.maxConnections = maxConnections;
+        return server;
+      },
       return503OnClosing: true,
     },
   });
+  const budget = createMemoryBudget(config.memory.budgetBytes);
+  const shares = createClientShares(budget, config.memory.perClientBytes);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -51,6 +66,8 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     },
     rateLimitsActive: () => rateLimits.activeCount(),
     memoryQueue: () => memoryQueue(),
+    memoryBudget: () => budget.limit,
+    memoryHeld: () => budget.used,
   });
   const delivery = createDelivery({
     mode: config.spool.mode,
@@ -107,6 +124,7 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     rateLimits,
     delivery,
     outcomes,
+    shares,
     log: app.log,
     draining: () => readiness.draining,
     closing: () => closing,
@@ -119,16 +137,25 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
       return reply.type(type).send(text);
     });
   } else {
-    // A separate admin port: scrapers reach it, the ingress that exposes the tunnel does not.
+    // A separate admin port: scrapers and the kubelet's probes reach it, the ingress that exposes the tunnel does
+    // not — so clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod look dead.
     const metricsServer = createServer((req, res) => {
-      if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
-        return;
-      }
-      serveMetrics().then(
-        ({ type, text }) => res.writeHead(200, { 'content-type': type }).end(text),
-        () => res.writeHead(500).end(),
-      );
+      const path = req.url?.split('?')[0];
+      const json = (status: number, body: object) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method !== 'GET') json(405, { error: 'method_not_allowed' });
+      else if (path === '/metrics') {
+        serveMetrics().then(
+          ({ type, text }) => res.writeHead(200, { 'content-type': type }).end(text),
+          () => res.writeHead(500).end(),
+        );
+      } else if (path === '/healthz') json(200, { status: 'ok' });
+      else if (path === '/readyz') {
+        readinessReport(readiness).then(
+          ({ statusCode, body }) => json(statusCode, body),
+          () => json(500, { status: 'error' }),
+        );
+      } else json(404, { error: 'not_found' });
     });
     const port = config.metricsPort;
     app.addHook('onReady', async () => {

@@ -160,7 +160,11 @@ export function loadConfig(env: Env): Config {
       containerLimitBytes,
     },
     connections: {
-      headersTimeoutMs: reader.integer('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
+      // Node refuses a headers timeout longer than the request timeout.
+      headersTimeoutMs: Math.min(
+        reader.integer('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
+        bodyTimeoutMs + 5_000,
+      ),
       requestTimeoutMs: bodyTimeoutMs + 5_000,
       keepAliveTimeoutMs: reader.integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
       maxConnections: reader.integer('MAX_CONNECTIONS', 2_048, { min: 1, max: 1_000_000 }),

@@ -47,6 +47,8 @@ export function createMetrics(gauges: {
   spoolOldestAgeSeconds: () => number;
   rateLimitsActive: () => number;
   memoryQueue: () => number;
+  memoryBudget: () => number;
+  memoryHeld: () => number;
 }): RelayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
@@ -77,6 +79,13 @@ export function createMetrics(gauges: {
     'Upstream rate limits (DSN × category) currently enforced',
     gauges.rateLimitsActive,
   );
+
+  gauge(
+    'relay_memory_budget_bytes',
+    'Bytes the relay may hold in memory at once (bodies, queue, replay, sends): MEMORY_BUDGET_BYTES',
+    gauges.memoryBudget,
+  );
+  gauge('relay_memory_held_bytes', 'Bytes of the memory budget held now', gauges.memoryHeld);
 
   return {
     registry,

@@ -12,17 +12,22 @@ export function clientReportItem(discarded: readonly Discarded[], now = Date.now
   return createItem({ type: 'client_report' }, Buffer.from(JSON.stringify(payload)));
 }
 
+/** Most destinations whose outcomes wait at once (allowed DSNs are few; loopback mode is for development). */
+const MAX_DESTINATIONS = 1000;
+
 /**
  * Outcomes of envelopes that had nothing left to forward, summed per destination and sent now and then as one
- * small envelope, instead of one request per dropped event.
+ * small envelope, instead of one request per dropped event. Keyed by the authorized DSN (its canonical form), not
+ * the text a client sent, so the map holds one entry per allowed destination.
  */
 export class OutcomeAggregator<Target> {
   readonly #pending = new Map<string, { dsn: string; target: Target; counts: Map<string, Discarded> }>();
 
-  /** `dsn` as the envelope header had it; `target` is where the report goes (kept as given). */
+  /** `dsn` is the authorized DSN's canonical text (its key); `target` is where the report goes (kept as given). */
   add(dsn: string, target: Target, discarded: readonly Discarded[]): void {
     let entry = this.#pending.get(dsn);
     if (!entry) {
+      if (this.#pending.size >= MAX_DESTINATIONS) return;
       entry = { dsn, target, counts: new Map() };
       this.#pending.set(dsn, entry);
     }

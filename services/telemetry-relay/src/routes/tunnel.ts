@@ -3,11 +3,12 @@ import { requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { envelopeEndpoint } from '../envelope/dsn.ts';
-import { parseEnvelope } from '../envelope/parse.ts';
+import { type EnvelopeHeader, parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
 import { serializeEnvelope } from '../envelope/serialize.ts';
-import type { EnvelopeItem } from '../envelope/types.ts';
+import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
+import type { ClientShares } from '../memory/budget.ts';
 import { labelled, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
-import { createAuthorizer } from '../pipeline/authorize.ts';
+import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
 import { RelayError } from '../pipeline/errors.ts';
@@ -17,8 +18,9 @@ import type { RateLimits } from '../pipeline/rate-limit.ts';
 import type { Delivery } from '../upstream/delivery.ts';
 
 /**
- * POST <TUNNEL_PATH>: the pipeline, in the order the data flows —
- * bound → parse → authorize → rate-limit → filter → identity → deliver (forward, spool on failure).
+ * POST <TUNNEL_PATH>: the pipeline, in the order the data flows — bound (with the envelope header line parsed and
+ * authorized as soon as it arrives, before any item is read) → parse items → rate-limit → filter → identity →
+ * deliver (forward, spool on failure).
  *
  * This one route is served by node:http directly, ahead of Fastify (see app.ts): it is the hot path, and Fastify's
  * per-request machinery (request/reply objects, a child logger, hooks, content-type parsing) cost more than the
@@ -39,6 +41,8 @@ export interface TunnelOptions {
   rateLimits: RateLimits;
   delivery: Delivery;
   outcomes: OutcomeAggregator<Target>;
+  /** The memory budget, shared fairly between clients. */
+  shares: ClientShares;
   log: FastifyBaseLogger;
   /** Readiness is failing: answer, but close connections so clients move elsewhere. */
   draining: () => boolean;
@@ -56,22 +60,48 @@ export function isTunnelUrl(url: string | undefined, tunnelPath: string): boolea
 }
 
 export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
-  const { config, metrics, rateLimits, delivery, outcomes, log } = options;
-  const authorize = createAuthorizer(config);
+  const { config, metrics, rateLimits, delivery, outcomes, shares, log } = options;
+  const authorize = createAuthorizer({ allowedDsns: config.allowedDsns, loopbackPorts: config.loopbackPorts });
   const filter = createFilter(config.ignoreRules);
   const bodyLimits = {
     maxBodyBytes: config.limits.maxBodyBytes,
     maxEnvelopeBytes: config.limits.maxEnvelopeBytes,
     timeoutMs: config.limits.bodyTimeoutMs,
+    maxDecompressionRatio: config.limits.maxDecompressionRatio,
+    maxHeaderBytes: config.limits.maxHeaderBytes,
   };
   let requests = 0;
   const accepted = labelled(metrics.accepted);
 
-  const process = async (req: IncomingMessage, res: ServerResponse): Promise<string> => {
-    const body = await readBody(req, req.headers, bodyLimits);
-    if (body.length === 0) throw new RelayError('empty', 'the body is empty; expected a Sentry envelope');
-    const envelope = parseEnvelope(body, config.limits);
-    const { dsn, project } = authorize(envelope);
+  /** Reads the body within the client's share of the memory budget, authorizing its header line on arrival. */
+  const handle = async (req: IncomingMessage, res: ServerResponse, ip: string): Promise<string> => {
+    let header: EnvelopeHeader | undefined;
+    let authorized: Authorized | undefined;
+    const hold = shares.hold(ip);
+    try {
+      const body = await readBody(req, req.headers, bodyLimits, {
+        hold,
+        onHeaderLine(line) {
+          header = parseEnvelopeHeader(line, config.limits);
+          authorized = authorize(header);
+        },
+      });
+      if (body.length === 0 || !header || !authorized) {
+        throw new RelayError('empty', 'the body is empty; expected a Sentry envelope');
+      }
+      return await deliverEnvelope(req, res, ip, parseEnvelope(body, config.limits, header), authorized);
+    } finally {
+      hold.release();
+    }
+  };
+
+  const deliverEnvelope = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    ip: string,
+    envelope: Envelope,
+    { dsn, project }: Authorized,
+  ): Promise<string> => {
     const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
 
     const limited = rateLimits.apply(dsn.key, envelope.items);
@@ -93,14 +123,13 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     let items: EnvelopeItem[] = filtered.items;
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.
-      if (discarded.length > 0) outcomes.add(envelope.header.dsn as string, target, discarded);
+      if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
     } else {
       let bytes = envelope.bytes;
       if (discarded.length > 0) {
         items = [...items, clientReportItem(discarded)];
         bytes = serializeEnvelope(envelope, items);
       }
-      const ip = clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], config.trustedProxyHops);
       await delivery.accept({
         ...target,
         headers: identityHeaders(ip, req.headers),
@@ -115,12 +144,20 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     return eventId ? `{"id":"${eventId}"}` : '{}';
   };
 
-  const send = (res: ServerResponse, status: number, body: string, headers?: Readonly<Record<string, string>>) => {
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    body: string,
+    headers?: Readonly<Record<string, string>>,
+  ) => {
     if (res.headersSent || res.destroyed) return;
     res.statusCode = status;
     res.setHeader('content-type', 'application/json');
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (options.draining() || status === 413 || status === 408) res.setHeader('connection', 'close');
+    // A refusal before the whole body arrived (too large, a DSN not allowed, no memory) ends the connection: what
+    // is left of the body is discarded as it comes, never stored.
+    if (options.draining() || !req.complete) res.setHeader('connection', 'close');
     res.end(body);
   };
 
@@ -130,19 +167,20 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     metrics.received.inc();
     if (req.method !== 'POST') {
       req.resume();
-      send(res, 405, '{"error":"method_not_allowed","detail":"send envelopes with POST"}', { allow: 'POST' });
+      send(req, res, 405, '{"error":"method_not_allowed","detail":"send envelopes with POST"}', { allow: 'POST' });
       return;
     }
     if (options.closing()) {
       req.resume();
       metrics.rejected.inc({ reason: 'draining' });
-      send(res, 503, '{"error":"draining","detail":"the relay is shutting down"}');
+      send(req, res, 503, '{"error":"draining","detail":"the relay is shutting down"}');
       return;
     }
     const started = performance.now();
-    process(req, res).then(
+    const ip = clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], config.trustedProxyHops);
+    handle(req, res, ip).then(
       (body) => {
-        send(res, 200, body);
+        send(req, res, 200, body);
         if (requests++ % config.logSampleEvery === 0) {
           log.info(
             {
@@ -161,13 +199,13 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
             { requestId, code: error.code, status: error.statusCode, detail: error.message },
             'envelope rejected',
           );
-          send(res, error.statusCode, JSON.stringify({ error: error.code, detail: error.message }), error.headers);
+          send(req, res, error.statusCode, JSON.stringify({ error: error.code, detail: error.message }), error.headers);
           return;
         }
         metrics.rejected.inc({ reason: 'internal' });
         log.error({ requestId, err: error }, 'tunnel request failed');
         // No Retry-After on a 5xx: the SDK would stop sending everything for that long.
-        send(res, 500, '{"error":"internal","detail":"the relay failed to handle this envelope"}');
+        send(req, res, 500, '{"error":"internal","detail":"the relay failed to handle this envelope"}');
       },
     );
   };
