@@ -7,7 +7,9 @@
 // blocking while 10 MiB envelopes with 100 attachments go through, peak RSS, and (BENCH_SOAK_SECONDS) RSS over a
 // long run. Absolute numbers depend on the machine and its neighbours; the ratios are what to compare.
 //
-// Env: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_SOAK_SECONDS (0 = skip).
+// Env: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_SOAK_SECONDS (0 = skip),
+// BENCH_BASELINE (the src/main.ts of another checkout of the relay, e.g. a `git worktree` of main: run beside this one
+// in the same rounds, so a change is measured against what it replaces on the same machine at the same time).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 0);
+const baselineMain = process.env.BENCH_BASELINE;
 const work = mkdtempSync(join(tmpdir(), 'relay-bench-'));
 const children: ChildProcess[] = [];
 
@@ -203,13 +206,28 @@ http {
   const durablePort = await freePort();
   const loopProbe = join(here, 'loop-probe.ts');
   const probeFile = (mode: string) => join(work, `loop-${mode}.txt`);
-  const relay = (mode: string, port: number) =>
-    launch(bin.taskset, ['-c', '0', node, '--import', loopProbe, relayMain], {
+  const relay = (mode: string, port: number, main = relayMain, tag = mode) =>
+    launch(bin.taskset, ['-c', '0', node, '--import', loopProbe, main], {
       ...relayEnv(mode, port),
-      LOOP_PROBE_FILE: probeFile(mode),
+      SPOOL_DIR: join(work, `spool-${tag}`),
+      LOOP_PROBE_FILE: probeFile(tag),
     });
   const fast = relay('fast', fastPort);
   const durable = relay('durable', durablePort);
+  const baselines = baselineMain
+    ? await Promise.all(
+        (['fast', 'durable'] as const).map(async (mode) => {
+          const port = await freePort();
+          const child = relay(mode, port, baselineMain, `baseline-${mode}`);
+          return {
+            name: `baseline (${mode})`,
+            url: `http://127.0.0.1:${port}/monitoring`,
+            pid: child.pid as number,
+            port,
+          };
+        }),
+      )
+    : [];
 
   await Promise.all([
     waitForHttp(`http://127.0.0.1:${nginxPort}/`),
@@ -217,6 +235,7 @@ http {
     waitForHttp(`http://127.0.0.1:${fastPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${durablePort}/healthz`),
     waitForHttp(`http://127.0.0.1:${sinkPort}/`),
+    ...baselines.map((b) => waitForHttp(`http://127.0.0.1:${b.port}/healthz`)),
   ]);
   const sinkCount = async () =>
     ((await (await fetch(`http://127.0.0.1:${sinkPort}/count`)).json()) as { received: number }).received;
@@ -241,6 +260,7 @@ http {
     { name: 'naive tunnel', url: `http://127.0.0.1:${naivePort}/monitoring`, pid: naive.pid as number },
     { name: 'relay (fast)', url: `http://127.0.0.1:${fastPort}/monitoring`, pid: fast.pid as number },
     { name: 'relay (durable)', url: `http://127.0.0.1:${durablePort}/monitoring`, pid: durable.pid as number },
+    ...baselines.map(({ name, url, pid }) => ({ name, url, pid })),
   ];
   console.log(
     `envelope ${envelope.length} bytes; ${rounds} rounds × ${seconds} s, ${connections} connections; proxies on CPU 0, wrk + sink on CPU 1`,
@@ -256,7 +276,7 @@ http {
       await settle();
       results.get(c.name)?.push(result);
       console.log(
-        `  round ${round} ${c.name.padEnd(16)} ${result.rps.toFixed(0).padStart(6)}/s (upstream ${result.upstream.toFixed(0)}/s)  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
+        `  round ${round} ${c.name.padEnd(18)} ${result.rps.toFixed(0).padStart(6)}/s (upstream ${result.upstream.toFixed(0)}/s)  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
       );
     }
   }
