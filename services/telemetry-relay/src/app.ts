@@ -9,6 +9,7 @@ import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
 import { createTunnelHandler, isTunnelUrl, type Target, type TunnelHandler } from './routes/tunnel.ts';
 import { createDelivery } from './upstream/delivery.ts';
+import { createDestinationCheck } from './upstream/destinations.ts';
 import { createForwarder } from './upstream/forward.ts';
 import { openSpool } from './upstream/spool.ts';
 
@@ -48,7 +49,12 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     closing = true;
   });
 
-  const spool = openSpool({ dir: config.spool.dir, sync: config.spool.sync });
+  const spool = openSpool({
+    dir: config.spool.dir,
+    sync: config.spool.sync,
+    private: config.spool.private,
+    maxAgeMs: config.spool.maxAgeMs,
+  });
   const rateLimits = new RateLimits();
   const forwarder = createForwarder({
     connectionsPerOrigin: Math.ceil(config.upstream.concurrency / config.upstream.pipelining),
@@ -76,6 +82,8 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     rateLimits,
     metrics,
     log: app.log,
+    budget,
+    isAllowedDestination: createDestinationCheck(config),
     maxSpoolEnvelopes: config.spool.maxEnvelopes,
     maxSpoolBytes: config.spool.maxBytes,
     maxAgeMs: config.spool.maxAgeMs,
@@ -85,10 +93,17 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     retryMaxMs: config.upstream.retryMaxMs,
   });
   memoryQueue = () => delivery.memoryCount;
-  const { lostRows, orphanFiles } = spool.recovered;
+  const { lostRows, orphanFiles, expiredRows } = spool.recovered;
   if (lostRows > 0) {
     metrics.spoolDropped.inc({ reason: 'lost' }, lostRows);
     app.log.error({ lost: lostRows, dir: config.spool.dir }, 'spooled envelopes lost: their body files were missing');
+  }
+  if (expiredRows > 0) {
+    metrics.spoolDropped.inc({ reason: 'expired' }, expiredRows);
+    app.log.error(
+      { expired: expiredRows, maxAgeMs: config.spool.maxAgeMs },
+      'spooled envelopes expired before upstream took them',
+    );
   }
   if (orphanFiles > 0) {
     app.log.info(

@@ -131,7 +131,7 @@ describe('spool: large bodies in their own files', () => {
     await spoolOne(before, { ...large(2, 200_000), acceptedAt: 20_000 });
     before.close();
     const after = openSpool({ dir, sync: 'normal' });
-    expect(after.recovered).toEqual({ lostRows: 0, orphanFiles: 0 });
+    expect(after.recovered).toEqual({ lostRows: 0, orphanFiles: 0, expiredRows: 0 });
     expect([after.count, after.bytes]).toEqual([2, BODY_FILE_THRESHOLD + 1 + 200_000]);
     expect(after.expire(1000)).toBe(1);
     expect([after.count, after.bytes]).toEqual([1, 200_000]);
@@ -153,7 +153,7 @@ describe('spool: large bodies in their own files', () => {
     writeFileSync(join(dir, 'bodies', truncated.bodyFile as string), 'cut short');
 
     const after = openSpool({ dir, sync: 'normal' });
-    expect(after.recovered).toEqual({ lostRows: 2, orphanFiles: 1 });
+    expect(after.recovered).toEqual({ lostRows: 2, orphanFiles: 1, expiredRows: 0 });
     expect(bodyFiles(dir)).not.toContain(orphan);
     expect([after.count, after.bytes]).toEqual([2, BODY_FILE_THRESHOLD + 1 + 4]);
     const rows = after.leaseDue(Date.now(), 10);

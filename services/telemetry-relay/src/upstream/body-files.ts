@@ -1,40 +1,57 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { constants, lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type FileBody, prepareFileBody } from './file-body.ts';
 
 /**
- * Large spooled bodies, one file each in `<spool dir>/bodies/`, written and read through libuv's thread pool so a
- * 10 MiB envelope costs the event loop a few callbacks instead of a 20 ms synchronous SQLite insert (see spool.ts).
+ * Large spooled bodies, one file each in `<spool dir>/bodies/`, written through libuv's thread pool so a 10 MiB
+ * envelope costs the event loop a few callbacks instead of a 20 ms synchronous SQLite insert (see spool.ts), and
+ * streamed from there when replayed (`open`, see file-body.ts).
  *
  * A file is written completely before a spool row names it, and unlinked only after the row is gone: a crash
  * between the two steps leaves a file no row names (removed by `reconcile` at the next start), never a row
  * pointing at a partial file. With sync = full the file's data and its directory entry are fsynced before the row
  * is committed; with sync = normal the page cache keeps them across a process kill, as it keeps SQLite's WAL.
+ *
+ * Names come back from the database, which this code does not trust: only names it generates (a UUID and
+ * `.envelope`) are ever joined to the directory, and files are opened without following symbolic links, so a
+ * tampered row cannot make the relay read or unlink anything outside `bodies/`.
  */
 
-/** A row's body file is gone or truncated (deleted by hand, or lost to a power cut with SPOOL_SYNC=normal). */
+/** A row's body file is gone, truncated, or not one this relay wrote (lost to a power cut, deleted, tampered). */
 export class SpoolBodyLostError extends Error {
   readonly code = 'SPOOL_BODY_LOST';
 }
 
+const NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.envelope$/;
+
+/** True for the names `write` generates; nothing else is ever opened or unlinked. */
+export const isBodyFileName = (name: string): boolean => NAME.test(name);
+
 export interface BodyFiles {
   /** Writes `body` to a new file and returns its name, once it is as durable as the spool's commits. */
   write(body: Buffer): Promise<string>;
-  /** The body of `name`; rejects with SpoolBodyLostError when it is missing or not `size` bytes long. */
+  /**
+   * Opens `name` to be streamed (its header line's `sent_at` moved forward by `heldMs` when > 0); the caller closes
+   * the handle. Rejects with SpoolBodyLostError when the name is not one of ours, or the file is missing, not a
+   * regular file, or not `size` bytes long.
+   */
+  open(name: string, size: number, heldMs: number): Promise<FileBody>;
+  /** The whole body of `name` in memory (inspection and tests; replay streams with `open`). */
   read(name: string, size: number): Promise<Buffer>;
   /** Unlinks files whose rows are deleted (in the background: a file that stays is removed at the next start). */
   remove(names: readonly string[]): void;
   /**
-   * At open, before anything else uses the directory: deletes files no row names, and returns the rows (of `named`)
-   * whose file is missing or has the wrong size.
+   * At open, before anything else uses the directory: deletes our files no row names, and returns the rows (of
+   * `named`) whose file is missing, has the wrong size, or whose name is not one of ours.
    */
   reconcile<Row extends { file: string; size: number }>(named: readonly Row[]): { lost: Row[]; orphans: number };
 }
 
 export function openBodyFiles(spoolDir: string, sync: 'normal' | 'full'): BodyFiles {
   const dir = join(spoolDir, 'bodies');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = (name: string) => join(dir, name);
 
   const syncDirectory = async () => {
@@ -45,11 +62,37 @@ export function openBodyFiles(spoolDir: string, sync: 'normal' | 'full'): BodyFi
       await handle.close();
     }
   };
+  /** Opens one of our files for reading, checked to be a regular file of `size` bytes. */
+  const openChecked = async (name: string, size: number): Promise<FileHandle> => {
+    if (!isBodyFileName(name)) {
+      throw new SpoolBodyLostError(`the spool names a body file ${JSON.stringify(name.slice(0, 80))} it never wrote`);
+    }
+    let handle: FileHandle;
+    try {
+      handle = await open(path(name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new SpoolBodyLostError(`body file ${name} is missing`);
+      if (code === 'ELOOP') throw new SpoolBodyLostError(`body file ${name} is a symbolic link`);
+      throw error;
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new SpoolBodyLostError(`body file ${name} is not a regular file`);
+      if (stat.size !== size) {
+        throw new SpoolBodyLostError(`body file ${name} has ${stat.size} bytes, the spool recorded ${size}`);
+      }
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  };
 
   return {
     async write(body) {
       const name = `${randomUUID()}.envelope`;
-      const handle = await open(path(name), 'wx');
+      const handle = await open(path(name), 'wx', 0o600);
       try {
         await handle.writeFile(body);
         if (sync === 'full') await handle.datasync();
@@ -62,34 +105,41 @@ export function openBodyFiles(spoolDir: string, sync: 'normal' | 'full'): BodyFi
       if (sync === 'full') await syncDirectory(); // the new name survives a power cut too
       return name;
     },
-    async read(name, size) {
-      let body: Buffer;
+    async open(name, size, heldMs) {
+      const handle = await openChecked(name, size);
       try {
-        body = await readFile(path(name));
+        return await prepareFileBody(handle, size, heldMs);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-          throw new SpoolBodyLostError(`body file ${name} is missing`);
+        await handle.close();
         throw error;
       }
-      if (body.length !== size) {
-        throw new SpoolBodyLostError(`body file ${name} has ${body.length} bytes, the spool recorded ${size}`);
+    },
+    async read(name, size) {
+      const handle = await openChecked(name, size);
+      try {
+        return await handle.readFile();
+      } finally {
+        await handle.close();
       }
-      return body;
     },
     remove(names) {
-      for (const name of names) unlink(path(name)).catch(() => {});
+      for (const name of names) if (isBodyFileName(name)) unlink(path(name)).catch(() => {});
     },
     reconcile(named) {
       const wanted = new Set(named.map((row) => row.file));
       let orphans = 0;
       for (const name of readdirSync(dir)) {
-        if (wanted.has(name)) continue;
-        unlinkSync(path(name));
-        orphans++;
+        if (wanted.has(name) || !isBodyFileName(name)) continue; // not ours: left alone
+        try {
+          unlinkSync(path(name));
+          orphans++;
+        } catch {} // a directory by that name, say: nothing this spool reads
       }
       const lost = named.filter((row) => {
+        if (!isBodyFileName(row.file)) return true;
         try {
-          return statSync(path(row.file)).size !== row.size;
+          const stat = lstatSync(path(row.file));
+          return !stat.isFile() || stat.size !== row.size;
         } catch {
           return true;
         }

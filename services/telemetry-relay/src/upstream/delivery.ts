@@ -1,27 +1,33 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { shiftSentAt } from '../envelope/sent-at.ts';
+import type { MemoryBudget } from '../memory/budget.ts';
 import { labelled, type RelayMetrics } from '../ops/metrics.ts';
 import { RelayError } from '../pipeline/errors.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { SpoolBodyLostError } from './body-files.ts';
+import type { FileBody } from './file-body.ts';
 import type { Forwarder, ForwardResult } from './forward.ts';
-import type { Spool, SpoolEntry, SpoolRecord } from './spool.ts';
+import { createOutage } from './outage.ts';
+import type { Lease, Spool, SpoolEntry, SpoolRecord } from './spool.ts';
+import { createSpoolWriter } from './spool-writer.ts';
 
 /**
- * Stage 8: deliver every accepted envelope at least once.
+ * Stage 8: deliver every accepted envelope at least once. Three steps: `accept` makes an envelope safe by the
+ * mode's promise, `pump` starts sends (envelopes held in memory first, then spooled rows, oldest first) within the
+ * concurrency and the memory budget, `close` hands over what is left to the spool at shutdown.
  *
- * - `durable` mode: an envelope is committed to the spool before the browser gets its 200 (all envelopes of one
- *   tick in one transaction; a large body is written to its own file first, off the event loop), then sent at
- *   once; the row is deleted when upstream answers.
+ * - `durable` mode: an envelope is committed to the spool before the browser gets its 200 (group commit, see
+ *   spool-writer.ts), then sent at once; the row is deleted when upstream answers.
  * - `fast` mode: the 200 comes first and the envelope is sent from memory; it reaches the spool only if sending
- *   fails, if memory is full, or at shutdown. A crash of the process loses what is in memory.
+ *   fails, if memory is short, or at shutdown. A crash of the process loses what is in memory.
  *
- * When a send fails (network error, timeout, 5xx), the envelope is rescheduled with exponential backoff and equal
- * jitter and the upstream counts as down: new envelopes go straight to the spool, and one probe at a time (the
- * oldest due envelope) finds out when it is back; then everything waiting is due at once, oldest first.
- * Rate-limited (429) and rejected (4xx) envelopes are dropped and counted: retrying would get the same answer.
- * The spool is bounded by count and bytes (new envelopes are refused with 429 + Retry-After when it is full) and
- * by age (older envelopes are dropped and counted).
+ * Memory: everything delivery holds is charged to the process-wide budget and to `maxMemoryBytes` — bodies held
+ * until sent, bodies replayed from the spool, and the window a body file is streamed through. When either is
+ * short an accepted envelope waits on disk instead (never refused, never dropped), and replay waits.
+ *
+ * Failures and outages: outage.ts. Rate-limited (429) and rejected (4xx) envelopes are dropped and counted:
+ * retrying would get the same answer. The spool is bounded by count and bytes (new envelopes are refused with 429
+ * + Retry-After when it is full) and by age (older envelopes are dropped and counted, also before a replay).
  */
 
 export type SpoolMode = 'durable' | 'fast';
@@ -33,10 +39,14 @@ export interface DeliveryOptions {
   rateLimits: RateLimits;
   metrics: RelayMetrics;
   log: FastifyBaseLogger;
+  /** The process-wide memory budget: delivery charges it for every body it holds. */
+  budget: MemoryBudget;
+  /** Whether a spooled envelope may still go where it was going (the configuration may have changed since). */
+  isAllowedDestination(target: { url: string; dsnKey: string }): boolean;
   maxSpoolEnvelopes: number;
   maxSpoolBytes: number;
   maxAgeMs: number;
-  /** Most bytes of accepted envelopes held in memory until sent; beyond it they wait on disk (both modes). */
+  /** Most bytes delivery holds in memory (a share of the budget); beyond it envelopes wait on disk. */
   maxMemoryBytes: number;
   /** Most envelopes sent at once. */
   concurrency: number;
@@ -54,11 +64,14 @@ export interface Delivery {
 }
 
 interface Job {
-  entry: SpoolEntry;
+  /** An accepted envelope (its body in memory), or a leased spool row (its body in memory or in a file). */
+  entry: SpoolEntry | SpoolRecord;
   /** Spool row, when the envelope is on disk. */
-  id?: number;
-  /** Accepted in this process and held in memory until sent (counted in `heldBytes`). */
-  held: boolean;
+  id: number | undefined;
+  /** Bytes of the budget (and of maxMemoryBytes) held until the job ends. */
+  charge: number;
+  /** Fast mode: the envelope exists only in memory (it counts against the spool's bounds, spooled at shutdown). */
+  memoryOnly: boolean;
 }
 
 const REPLAY_TICK_MS = 200;
@@ -67,200 +80,189 @@ const EXPIRE_EVERY_MS = 30_000;
 const SHIFT_SENT_AT_AFTER_MS = 60_000;
 
 export function createDelivery(options: DeliveryOptions): Delivery {
-  const { spool, forwarder, metrics, log, mode } = options;
-  let healthy = true;
+  const { spool, forwarder, metrics, log, mode, budget } = options;
+  const writer = createSpoolWriter(spool, log);
+  const outage = createOutage({
+    concurrency: options.concurrency,
+    retryBaseMs: options.retryBaseMs,
+    retryMaxMs: options.retryMaxMs,
+    onDown: ({ status, detail }, url) =>
+      log.warn({ status, detail, url }, 'upstream failed; spooling until it is back'),
+    onBack: ({ status }) => {
+      spool.wakeAll(Date.now());
+      log.info({ status, spooled: spool.count }, 'upstream is back; replaying the spool');
+    },
+  });
   let closing = false;
-  /** Set once shutdown has spooled what was still in flight. */
+  /** Set once shutdown has spooled what was still in flight: a send failing after that leaves nothing to do. */
   let abandoned = false;
   let active = 0;
-  /** Bodies held in memory by accepted jobs not yet sent (bounded by maxMemoryBytes). */
+  /** Bytes charged by jobs (bounded by maxMemoryBytes and by the budget). */
   let heldBytes = 0;
-  /** Fast-mode jobs that exist only in memory (count against the spool's bounds, spooled at shutdown). */
   let memoryOnlyBytes = 0;
   let memoryOnlyCount = 0;
   const inFlight = new Set<Promise<void>>();
-  /** Unsent jobs held in memory only (fast mode): spooled at shutdown. */
   const memoryJobs = new Set<Job>();
+  /** Accepted envelopes to send now, in order. */
   const waiting: Job[] = [];
-
-  // Group commit: every envelope accepted during one tick is written in one transaction. A large body is written
-  // to its own file first (off the event loop); its row joins the batch once the file is on disk.
-  let batch: Array<{
-    entry: SpoolEntry;
-    leased: boolean;
-    bodyFile: string | undefined;
-    resolve: (id: number) => void;
-    reject: (e: Error) => void;
-  }> = [];
-  const flushBatch = () => {
-    const current = batch;
-    batch = [];
-    try {
-      const ids = spool.insert(current.map((item) => ({ ...item, nextAttemptAt: 0 })));
-      for (const [i, item] of current.entries()) item.resolve(ids[i] as number);
-    } catch (error) {
-      for (const item of current) item.reject(error as Error);
-    }
-  };
-  /** Durable-mode writes not committed yet: shutdown waits for them. */
-  const spooling = new Set<Promise<number>>();
-  const joinBatch = (entry: SpoolEntry, leased: boolean, bodyFile: string | undefined) =>
-    new Promise<number>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(flushBatch);
-      batch.push({ entry, leased, bodyFile, resolve, reject });
-    });
-  const writeToSpool = (entry: SpoolEntry, leased: boolean) => {
-    const writing = spool.writeBody(entry.body);
-    if (writing === undefined) return joinBatch(entry, leased, undefined);
-    const written = writing.then((bodyFile) => joinBatch(entry, leased, bodyFile));
-    spooling.add(written);
-    return written.finally(() => spooling.delete(written));
-  };
-  /** Spools envelopes now, outside the group commit (failed sends, shutdown): large bodies to files first. */
-  const spoolNow = async (entries: ReadonlyArray<{ entry: SpoolEntry; nextAttemptAt: number }>) => {
-    const bodyFiles = await Promise.all(entries.map(({ entry }) => spool.writeBody(entry.body)));
-    spool.insert(entries.map((item, i) => ({ ...item, leased: false, bodyFile: bodyFiles[i] })));
-  };
-  // Delivered rows are deleted in batches too (a crash before the delete means one more delivery, not a loss).
-  let removals: number[] = [];
-  const flushRemovals = () => {
-    const current = removals;
-    removals = [];
-    try {
-      spool.remove(current);
-    } catch (error) {
-      // Only after shutdown closed the spool: these rows are delivered again at the next start.
-      log.warn({ err: error, rows: current.length }, 'could not delete delivered envelopes from the spool');
-    }
-  };
-  const removeFromSpool = (id: number) => {
-    if (removals.length === 0) setImmediate(flushRemovals);
-    removals.push(id);
-  };
-
-  const backoff = (attempts: number) => {
-    const ceiling = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** Math.max(0, attempts - 1));
-    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-  };
 
   const upstreamRequests = labelled(metrics.upstreamRequests);
   const upstreamDuration = labelled(metrics.upstreamDuration);
   const forwarded = labelled(metrics.forwarded);
-  const record = (job: Job, result: ForwardResult, seconds: number) => {
-    upstreamRequests(result.outcome, String(result.status)).inc();
-    upstreamDuration(result.outcome).observe(seconds);
-    if (result.limits.length > 0) options.rateLimits.update(job.entry.dsnKey, result.limits);
-  };
 
-  const send = async (job: Job): Promise<void> => {
+  /** Books upstream's answer to one send: metrics, rate limits, the outage state, and the envelope's fate. */
+  const settle = async (job: Job, result: ForwardResult, started: number): Promise<void> => {
     const { entry } = job;
-    const held = Date.now() - entry.acceptedAt;
-    const body = held > SHIFT_SENT_AT_AFTER_MS ? shiftSentAt(entry.body, held) : entry.body;
-    const started = performance.now();
-    const result = await forwarder.send(entry.url, body, entry.headers);
-    record(job, result, (performance.now() - started) / 1000);
+    upstreamRequests(result.outcome, String(result.status)).inc();
+    upstreamDuration(result.outcome).observe((performance.now() - started) / 1000);
+    if (result.limits.length > 0) options.rateLimits.update(entry.dsnKey, result.limits);
 
     if (result.outcome === 'failed') {
-      // After shutdown kept its copies (below), an aborted send leaves nothing to do: the row is due again at the
-      // next start, or the copy of a fast-mode envelope was spooled.
+      // After shutdown kept its copies, an aborted send leaves nothing to do: the row is due again at the next
+      // start, or the copy of a fast-mode envelope was spooled.
       if (abandoned) return;
-      if (healthy) {
-        log.warn(
-          { status: result.status, detail: result.detail, url: entry.url },
-          'upstream failed; spooling until it is back',
-        );
-      }
-      healthy = false;
+      outage.failed(result, entry.url);
       const attempts = entry.attempts + 1;
-      const next = Date.now() + backoff(attempts);
+      const next = Date.now() + outage.retryDelay(attempts);
       if (job.id !== undefined) spool.reschedule(job.id, attempts, next);
-      else await spoolNow([{ entry: { ...entry, attempts }, nextAttemptAt: next }]);
+      // Only accepted envelopes have no row, and they hold their body.
+      else await writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
       return;
     }
-    if (!healthy) {
-      healthy = true;
-      spool.wakeAll(Date.now());
-      log.info({ status: result.status, spooled: spool.count }, 'upstream is back; replaying the spool');
-    }
-    if (job.id !== undefined) removeFromSpool(job.id);
+    outage.answered(result);
+    if (job.id !== undefined) writer.ack(job.id);
     if (result.outcome === 'delivered') {
       forwarded(entry.project).inc();
-    } else {
-      metrics.spoolDropped.inc({ reason: result.outcome });
-      log.warn(
-        { status: result.status, detail: result.detail, project: entry.project, outcome: result.outcome },
-        result.outcome === 'rate_limited'
-          ? 'upstream rate-limited an envelope; dropped'
-          : 'upstream rejected an envelope; dropped',
-      );
+      return;
     }
+    metrics.spoolDropped.inc({ reason: result.outcome });
+    log.warn(
+      { status: result.status, detail: result.detail, project: entry.project, outcome: result.outcome },
+      result.outcome === 'rate_limited'
+        ? 'upstream rate-limited an envelope; dropped'
+        : 'upstream rejected an envelope; dropped',
+    );
+  };
+  const heldFor = (entry: { acceptedAt: number }) => {
+    const held = Date.now() - entry.acceptedAt;
+    return held > SHIFT_SENT_AT_AFTER_MS ? held : 0;
   };
 
-  /** Runs one delivery (`work`), counted against the concurrency and awaited by shutdown. */
-  const track = (work: Promise<void>) => {
+  /** Sends a body held in memory. */
+  const sendHeld = async (job: Job, body: Buffer): Promise<void> => {
+    const shift = heldFor(job.entry);
+    const started = performance.now();
+    const result = await forwarder.send(job.entry.url, shift > 0 ? shiftSentAt(body, shift) : body, job.entry.headers);
+    await settle(job, result, started);
+  };
+  /** Streams a leased row's body file (it stays leased while the file is opened). */
+  const sendFile = async (job: Job, row: SpoolRecord): Promise<void> => {
+    let body: FileBody;
+    try {
+      body = await spool.openBody(row, heldFor(row));
+    } catch (error) {
+      bodyUnavailable(row, error);
+      return;
+    }
+    const started = performance.now();
+    let result: ForwardResult;
+    try {
+      result = await forwarder.send(row.url, body, row.headers);
+    } finally {
+      await body.handle.close();
+    }
+    await settle(job, result, started);
+  };
+  const bodyUnavailable = (row: SpoolRecord, error: unknown) => {
+    if (error instanceof SpoolBodyLostError) {
+      if (spool.remove([row.id]) === 0) return; // expired meanwhile
+      metrics.spoolDropped.inc({ reason: 'lost' });
+      log.error({ err: error, project: row.project, acceptedAt: row.acceptedAt }, 'a spooled envelope was lost');
+      return;
+    }
+    // Unreadable for now (an I/O error, too many open files): it stays on disk and is tried again later.
+    spool.reschedule(row.id, row.attempts, Date.now() + outage.retryDelay(row.attempts + 1));
+    log.error({ err: error }, 'could not read a spooled envelope; retrying later');
+  };
+
+  /** Runs one job, counted against the concurrency and awaited by shutdown; its charge is released at the end. */
+  const run = (job: Job) => {
     active++;
+    const { body } = job.entry;
+    const work = body === undefined ? sendFile(job, job.entry as SpoolRecord) : sendHeld(job, body);
     const done = work
       .catch((error: unknown) => {
         log.error({ err: error }, 'delivering an envelope failed unexpectedly');
       })
       .finally(() => {
+        release(job);
         active--;
         inFlight.delete(done);
         pump();
       });
     inFlight.add(done);
   };
-  const run = (job: Job) => track(send(job).finally(() => release(job)));
-  /** A leased spool row: its body is loaded first when it is in a file (it stays leased meanwhile). */
-  const runLeased = (row: SpoolRecord) => {
-    if (row.body !== undefined) {
-      run({ entry: { ...row, body: row.body }, id: row.id, held: false });
-      return;
+  const release = (job: Job) => {
+    if (job.charge > 0) {
+      budget.release(job.charge);
+      heldBytes -= job.charge;
+      job.charge = 0;
     }
-    track(
-      spool.readBody(row).then(
-        (body) => send({ entry: { ...row, body }, id: row.id, held: false }),
-        (error: unknown) => {
-          if (error instanceof SpoolBodyLostError) {
-            if (spool.remove([row.id]) === 0) return; // expired meanwhile
-            metrics.spoolDropped.inc({ reason: 'lost' });
-            log.error({ err: error, project: row.project, acceptedAt: row.acceptedAt }, 'a spooled envelope was lost');
-            return;
-          }
-          // Unreadable for now (an I/O error, too many open files): it stays on disk and is tried again later.
-          spool.reschedule(row.id, row.attempts, Date.now() + backoff(row.attempts + 1));
-          log.error({ err: error }, 'could not read a spooled envelope; retrying later');
-        },
-      ),
-    );
+    forget(job);
+  };
+  /** A fast-mode job no longer only in memory: delivered, dropped, or spooled. */
+  const forget = (job: Job) => {
+    if (!job.memoryOnly) return;
+    job.memoryOnly = false;
+    memoryJobs.delete(job);
+    memoryOnlyBytes -= (job.entry as SpoolEntry).body.length;
+    memoryOnlyCount--;
   };
 
-  /** Starts waiting jobs, then due spool rows, within the concurrency (one probe while upstream is down). */
+  /** Starts accepted envelopes, then due spool rows, within the concurrency (one probe while upstream is down). */
   const pump = () => {
     if (closing) return;
-    const limit = healthy ? options.concurrency : 1;
+    const limit = outage.sendLimit;
     while (active < limit && waiting.length > 0) run(waiting.shift() as Job);
-    if (active < limit && spool.count > 0) {
-      for (const row of spool.leaseDue(Date.now(), limit - active)) runLeased(row);
-    }
+    if (active < limit && spool.unleasedCount > 0) replay(limit - active);
   };
-  const release = (job: Job) => {
-    if (job.held) heldBytes -= job.entry.body.length;
-    job.held = false;
-    if (memoryJobs.delete(job)) {
-      memoryOnlyBytes -= job.entry.body.length;
-      memoryOnlyCount--;
+  /** Leases as many due rows as the free memory holds (rows past their age or destination are dropped). */
+  const replay = (maxRows: number) => {
+    const maxBytes = Math.min(budget.limit - budget.used, options.maxMemoryBytes - heldBytes);
+    if (maxBytes <= 0) return; // replay waits until bytes are free
+    const now = Date.now();
+    const lease = spool.lease({
+      now,
+      maxRows,
+      maxBytes,
+      expireBefore: now - options.maxAgeMs,
+      isAllowed: options.isAllowedDestination,
+    });
+    reportDropped(lease);
+    if (lease.rows.length === 0) return;
+    if (!budget.take(lease.bytes)) {
+      // Cannot happen (measured above, in the same turn), but a lease the budget did not pay for is given back.
+      for (const row of lease.rows) spool.reschedule(row.id, row.attempts, now);
+      return;
+    }
+    heldBytes += lease.bytes;
+    for (const row of lease.rows) run({ entry: row, id: row.id, charge: row.memoryBytes, memoryOnly: false });
+  };
+  const reportDropped = ({ expired, notAllowed }: Pick<Lease, 'expired' | 'notAllowed'>) => {
+    if (expired > 0) {
+      metrics.spoolDropped.inc({ reason: 'expired' }, expired);
+      log.error({ expired, maxAgeMs: options.maxAgeMs }, 'spooled envelopes expired before upstream took them');
+    }
+    if (notAllowed > 0) {
+      metrics.spoolDropped.inc({ reason: 'not_allowed' }, notAllowed);
+      log.warn({ dropped: notAllowed }, 'spooled envelopes dropped: the configuration no longer allows where they go');
     }
   };
 
   const replayTimer = setInterval(pump, REPLAY_TICK_MS);
   replayTimer.unref();
   const expireTimer = setInterval(() => {
-    const expired = spool.expire(Date.now() - options.maxAgeMs);
-    if (expired > 0) {
-      metrics.spoolDropped.inc({ reason: 'expired' }, expired);
-      log.error({ expired, maxAgeMs: options.maxAgeMs }, 'spooled envelopes expired before upstream took them');
-    }
+    reportDropped({ expired: spool.expire(Date.now() - options.maxAgeMs), notAllowed: 0 });
   }, EXPIRE_EVERY_MS);
   expireTimer.unref();
 
@@ -281,28 +283,30 @@ export function createDelivery(options: DeliveryOptions): Delivery {
           { 'retry-after': '60', 'x-sentry-rate-limits': '60::key:relay_spool_full' },
         );
       }
-      // Send now only while upstream is up and memory holds it; otherwise the replay loop takes it from disk.
-      const sendNow = healthy && heldBytes + size <= options.maxMemoryBytes;
+      // Held and sent now only while upstream is up and memory has room; otherwise replay takes it from disk.
+      const sendNow = outage.healthy && heldBytes + size <= options.maxMemoryBytes && budget.take(size);
+      if (sendNow) heldBytes += size;
       if (mode === 'fast' && sendNow) {
-        const job: Job = { entry, held: true };
+        const job: Job = { entry, id: undefined, charge: size, memoryOnly: true };
         memoryJobs.add(job);
-        heldBytes += size;
         memoryOnlyBytes += size;
         memoryOnlyCount++;
         waiting.push(job);
         pump();
         return;
       }
-      if (sendNow) heldBytes += size; // reserved now, so concurrent accepts see it
-      let id: number;
+      const job: Job = { entry, id: undefined, charge: sendNow ? size : 0, memoryOnly: false };
       try {
-        id = await writeToSpool(entry, sendNow);
+        job.id = await writer.write(entry, sendNow);
       } catch (error) {
-        if (sendNow) heldBytes -= size;
+        release(job);
         throw error;
       }
-      if (sendNow) {
-        waiting.push({ entry, id, held: true });
+      if (!sendNow) return;
+      // Shutdown came while the row was written: it stays leased on disk and is due at the next start.
+      if (closing) release(job);
+      else {
+        waiting.push(job);
         pump();
       }
     },
@@ -310,14 +314,12 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       closing = true;
       clearInterval(replayTimer);
       clearInterval(expireTimer);
-      await Promise.allSettled(spooling); // body files being written join their batch, which commits
-      if (batch.length > 0) flushBatch();
-      if (removals.length > 0) flushRemovals();
+      await writer.flush(); // body files being written join their batch, which commits
       // Jobs that never started: on disk already (durable) or written now (fast).
       const unsent = waiting.splice(0);
       const toSpool = unsent.filter((job) => job.id === undefined);
+      await writer.writeNow(toSpool.map((job) => ({ entry: job.entry as SpoolEntry, nextAttemptAt: 0 })));
       for (const job of unsent) release(job);
-      await spoolNow(toSpool.map((job) => ({ entry: job.entry, nextAttemptAt: 0 })));
       if (inFlight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -328,12 +330,13 @@ export function createDelivery(options: DeliveryOptions): Delivery {
         ]);
         clearTimeout(timer);
       }
-      if (removals.length > 0) flushRemovals();
-      // Still in flight after the timeout: keep a copy (at-least-once; upstream dedupes by event id).
+      await writer.flush();
+      // Still in flight after the timeout: keep a copy (at-least-once; upstream dedupes by event id). Their bytes
+      // stay charged until the forwarder's close aborts the sends.
       const stuck = [...memoryJobs];
-      memoryJobs.clear();
       abandoned = true; // set before writing: a send failing meanwhile must not spool a second copy
-      await spoolNow(stuck.map((job) => ({ entry: job.entry, nextAttemptAt: 0 })));
+      await writer.writeNow(stuck.map((job) => ({ entry: job.entry as SpoolEntry, nextAttemptAt: 0 })));
+      for (const job of stuck) forget(job);
       if (stuck.length + toSpool.length > 0) {
         log.info({ spooled: stuck.length + toSpool.length }, 'spooled envelopes still in memory at shutdown');
       }

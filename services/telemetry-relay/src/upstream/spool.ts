@@ -1,36 +1,26 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { openBodyFiles } from './body-files.ts';
 import { startCheckpointer } from './checkpointer.ts';
+import { type FileBody, STREAMED_BODY_BYTES } from './file-body.ts';
+import { inTransaction, LEASED, openSpoolDatabase } from './spool-db.ts';
+import { lockSpoolDir, prepareSpoolDir } from './spool-dir.ts';
+
+export { SpoolInUseError, SpoolUnsafeError } from './spool-dir.ts';
 
 /**
- * The durable spool: envelopes accepted but not yet delivered, in SQLite (Node 24's built-in node:sqlite) in WAL
- * mode. Why SQLite rather than an append-only segment log: a commit is atomic (a crash leaves whole rows or none,
- * no torn records to detect), deleting a delivered envelope or rescheduling one is a single statement (a log would
- * need acknowledgement records and compaction), counts/bytes/oldest come from queries, and the file is inspectable
- * with the sqlite3 tool. Its cost, a synchronous write on the event loop, is kept small by committing every
- * envelope accepted in one tick in a single transaction (group commit; see delivery.ts) and by WAL, where a commit
- * is an append to the -wal file.
+ * The durable spool: envelopes accepted but not yet delivered, one row each in SQLite (spool-db.ts; the relay
+ * README, "Spool storage", says why SQLite rather than a segment log). Writes are batched per event-loop tick by
+ * spool-writer.ts (group commit), which delivery uses; this module is the rows themselves.
  *
- * Why large bodies go to files: the insert's cost grows with the body (measured on the 2-core CI machine: 0.05-0.07
- * ms at 4 KiB, 0.16-0.18 ms at 64 KiB, 1.7-2.2 ms at 1 MiB, 19-25 ms at 10 MiB; reading 10 MiB back 6-8 ms), and all
- * of it blocks the event loop. A body over BODY_FILE_THRESHOLD is written to its own file through the thread pool
- * first (`writeBody`, see body-files.ts) and the row only names it; replay loads it the same way (`readBody`). The
- * loop then pays only the calls and callbacks (about 0.03-0.1 ms whatever the size). At 64 KiB the blob insert
- * already takes as long as the whole asynchronous write of a file (0.13-0.35 ms wall); below it a file would save
- * the loop under 0.15 ms for four thread-pool round trips (open, write, close, unlink), so typical envelopes (5-20
- * KB) stay one row with no file. A row whose file is missing at open is deleted and reported (`recovered`).
+ * A body over BODY_FILE_THRESHOLD lives in a file of its own (body-files.ts) and its row only names it: an insert's
+ * cost grows with the blob (0.16-0.18 ms at 64 KiB, 1.7-2.2 ms at 1 MiB, 19-25 ms at 10 MiB, all on the event
+ * loop), while a file is written and streamed through the thread pool.
  *
- * synchronous=NORMAL (default): a committed envelope survives the process being killed (kill -9, OOM, crash), since
- * it is in the OS's page cache; a power loss may lose the last commits. synchronous=FULL fsyncs every commit.
- *
- * Checkpoints (copying the WAL into the database file) run in a worker thread with its own connection, not in the
- * COMMIT of whichever request crosses SQLite's threshold (see checkpointer.ts); the automatic checkpoint stays on
- * at 10 000 pages (40 MB) as a backstop, should the worker ever fall behind.
- *
- * A row being sent has next_attempt_at = LEASED, so the replay loop never sends it twice; rows leased when the
- * process died are due again at the next start.
+ * Replay leases rows by bytes (`lease`): oldest first, as many as fit in the memory the caller has free, where a
+ * row costs its body in memory or, for a body in a file, only the window it is streamed through. Rows too old or
+ * no longer allowed are deleted on the way instead of being sent. A leased row has next_attempt_at = LEASED, so it
+ * is never handed out twice; rows leased when the process died are due again at the next start.
  */
 
 export interface SpoolEntry {
@@ -47,9 +37,11 @@ export interface SpoolRecord extends Omit<SpoolEntry, 'body'> {
   id: number;
   /** Body bytes, wherever they are. */
   size: number;
-  /** The body, or undefined when it is in its own file: `readBody` loads it. */
+  /** The body, or undefined when it is in its own file (`openBody` streams it, `readBody` loads it). */
   body: Buffer | undefined;
   bodyFile: string | undefined;
+  /** Memory the row takes while it is sent: its body, or for a body file the window it is streamed through. */
+  memoryBytes: number;
 }
 
 export interface SpoolInsert {
@@ -60,36 +52,66 @@ export interface SpoolInsert {
   bodyFile?: string | undefined;
 }
 
+export interface LeaseRequest {
+  now: number;
+  maxRows: number;
+  /** Most `memoryBytes` the leased rows may add up to; the first row that would not fit ends the lease. */
+  maxBytes: number;
+  /** Rows accepted before this are deleted instead (`expired`). */
+  expireBefore?: number;
+  /** Rows whose destination this refuses are deleted instead (`notAllowed`). */
+  isAllowed?: (target: { url: string; dsnKey: string }) => boolean;
+}
+
+export interface Lease {
+  rows: SpoolRecord[];
+  /** Their `memoryBytes`, summed. */
+  bytes: number;
+  expired: number;
+  notAllowed: number;
+}
+
 export interface SpoolOptions {
   dir: string;
   sync: 'normal' | 'full';
+  /** The directory must be this user's alone (a default in the shared temp dir): see spool-dir.ts. */
+  private?: boolean;
+  /** Rows older than this are deleted as the spool opens, before anything could replay them. */
+  maxAgeMs?: number;
 }
 
-const LEASED = Number.MAX_SAFE_INTEGER;
 /** Bodies larger than this are stored in their own files (see above for the measurement). */
 export const BODY_FILE_THRESHOLD = 64 * 1024;
 /** A row's body bytes: file rows record them, blob rows (bodies up to the threshold) have them in the blob. */
 const SIZE = 'coalesce(body_size, length(body))';
+const MEMORY = `CASE WHEN body_file IS NULL THEN length(body) ELSE min(body_size, ${STREAMED_BODY_BYTES}) END`;
 
 export interface Spool {
   /** Rows in the spool and their body bytes (kept in memory, exact). */
   readonly count: number;
   readonly bytes: number;
-  /** What opening found after a crash: rows whose body file was gone (deleted), files no row named (removed). */
-  readonly recovered: { lostRows: number; orphanFiles: number };
+  /** Rows not leased (due now or backing off): replay has nothing to look for while this is 0. */
+  readonly unleasedCount: number;
+  /** What opening found: rows whose body file was gone or not ours, files no row named, rows past maxAgeMs. */
+  readonly recovered: { lostRows: number; orphanFiles: number; expiredRows: number };
   /**
    * Writes a body over BODY_FILE_THRESHOLD to its own file, off the event loop, and resolves with the name to pass
    * to `insert`; returns undefined at once for a smaller body, which the row holds itself.
    */
   writeBody(body: Buffer): Promise<string> | undefined;
-  /** Inserts in one transaction; leased rows are not offered by `leaseDue` until released or rescheduled. */
+  /** Inserts in one transaction; leased rows are not offered by `lease` until rescheduled. */
   insert(entries: readonly SpoolInsert[]): number[];
   /** Deletes rows (then their body files); returns how many existed. */
   remove(ids: readonly number[]): number;
-  /** Leases and returns up to `limit` due rows, oldest first (a row with a body file without its body). */
-  leaseDue(now: number, limit: number): SpoolRecord[];
-  /** A leased row's body, loaded off the event loop when it is in a file; SpoolBodyLostError when the file is gone. */
+  /** Leases due rows, oldest first, within `maxRows` and `maxBytes`, after deleting expired and refused ones. */
+  lease(request: LeaseRequest): Lease;
+  /** `lease` without screening: up to `maxRows` due rows (within `maxBytes`, if given). */
+  leaseDue(now: number, maxRows: number, maxBytes?: number): SpoolRecord[];
+  /** A leased file row's body, opened to be streamed; SpoolBodyLostError when the file is gone or not ours. */
+  openBody(record: SpoolRecord, heldMs: number): Promise<FileBody>;
+  /** A leased row's whole body in memory; SpoolBodyLostError as `openBody`. */
   readBody(record: SpoolRecord): Promise<Buffer>;
+  /** Gives a leased row back, due at `nextAttemptAt`. */
   reschedule(id: number, attempts: number, nextAttemptAt: number): void;
   /** Makes every waiting (not leased) row due now: upstream is back. */
   wakeAll(now: number): void;
@@ -99,127 +121,108 @@ export interface Spool {
   close(): void;
 }
 
-/** Another live process holds the spool directory (two replicas must never share one). */
-export class SpoolInUseError extends Error {
-  readonly code = 'SPOOL_IN_USE';
-}
-
-/**
- * Holds an exclusive SQLite lock on `spool.lock` for the life of the process: the operating system drops it when
- * the process dies, even by kill -9, so a restart takes over at once while a second live relay is refused.
- */
-function lockDirectory(dir: string): DatabaseSync {
-  const lock = new DatabaseSync(join(dir, 'spool.lock'));
-  try {
-    lock.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;');
-  } catch (error) {
-    lock.close();
-    throw new SpoolInUseError(
-      `SPOOL_DIR ${dir} is in use by another telemetry-relay process (${(error as Error).message}); each replica needs its own spool directory`,
-    );
-  }
-  return lock;
+interface Row {
+  id: number;
+  accepted_at: number;
+  attempts: number;
+  url: string;
+  dsn_key: string;
+  project: string;
+  headers: string;
+  body: Uint8Array;
+  body_file: string | null;
+  size: number;
+  memory: number;
 }
 
 const EMPTY = Buffer.alloc(0);
 
 export function openSpool(options: SpoolOptions): Spool {
-  mkdirSync(options.dir, { recursive: true });
-  const lock = lockDirectory(options.dir);
+  prepareSpoolDir(options.dir, options.private === true);
+  const lock = lockSpoolDir(options.dir);
   const file = join(options.dir, 'spool.sqlite');
-  const db = new DatabaseSync(file);
-  db.exec(`
-    PRAGMA busy_timeout = 5000;
-    PRAGMA journal_mode = WAL;
-    PRAGMA wal_autocheckpoint = 10000;
-    PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'};
-    CREATE TABLE IF NOT EXISTS envelopes (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      accepted_at INTEGER NOT NULL,
-      next_attempt_at INTEGER NOT NULL,
-      attempts INTEGER NOT NULL,
-      url TEXT NOT NULL,
-      dsn_key TEXT NOT NULL,
-      project TEXT NOT NULL,
-      headers TEXT NOT NULL,
-      body BLOB NOT NULL,
-      body_file TEXT,
-      body_size INTEGER
-    );
-  `);
-  // Spools written before bodies could live in files.
-  const columns = (db.prepare('PRAGMA table_info(envelopes)').all() as Array<{ name: string }>).map((c) => c.name);
-  if (!columns.includes('body_file')) {
-    db.exec('ALTER TABLE envelopes ADD COLUMN body_file TEXT; ALTER TABLE envelopes ADD COLUMN body_size INTEGER;');
-  }
-  // Nothing is in flight in a process that just started.
-  db.prepare('UPDATE envelopes SET next_attempt_at = 0 WHERE next_attempt_at = ?').run(LEASED);
+  const db = openSpoolDatabase(file, options.sync);
+  const transaction = <T>(work: () => T): T => inTransaction(db, work);
   const files = openBodyFiles(options.dir, options.sync);
   const named = db
     .prepare('SELECT id, body_file AS file, body_size AS size FROM envelopes WHERE body_file IS NOT NULL')
     .all() as Array<{ id: number; file: string; size: number }>;
   const { lost, orphans } = files.reconcile(named);
   const deleteLost = db.prepare('DELETE FROM envelopes WHERE id = ?');
-  for (const row of lost) deleteLost.run(row.id);
-  const recovered = { lostRows: lost.length, orphanFiles: orphans };
+  transaction(() => {
+    for (const row of lost) deleteLost.run(row.id);
+  });
   const totals = db.prepare(`SELECT count(*) AS n, coalesce(sum(${SIZE}), 0) AS b FROM envelopes`).get() as {
     n: number;
     b: number;
   };
   let count = Number(totals.n);
   let bytes = Number(totals.b);
+  let unleased = count; // opening released every lease
 
   const insertRow = db.prepare(
     'INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const deleteRow = db.prepare(`DELETE FROM envelopes WHERE id = ? RETURNING ${SIZE} AS size, body_file AS file`);
+  const removed = `RETURNING ${SIZE} AS size, body_file AS file, next_attempt_at AS next`;
+  const deleteRow = db.prepare(`DELETE FROM envelopes WHERE id = ? ${removed}`);
   const selectDue = db.prepare(
-    `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, ${SIZE} AS size FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
+    `SELECT id, accepted_at, url, dsn_key, ${MEMORY} AS memory FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
   );
-  const setNext = db.prepare('UPDATE envelopes SET attempts = ?, next_attempt_at = ? WHERE id = ?');
+  const selectRow = db.prepare(
+    `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
+  );
+  const setLeased = db.prepare('UPDATE envelopes SET next_attempt_at = ? WHERE id = ?');
+  const release = db.prepare(
+    'UPDATE envelopes SET attempts = ?, next_attempt_at = ? WHERE id = ? AND next_attempt_at = ?',
+  );
   const wake = db.prepare('UPDATE envelopes SET next_attempt_at = ? WHERE next_attempt_at > ? AND next_attempt_at < ?');
-  const expireRows = db.prepare(
-    `DELETE FROM envelopes WHERE accepted_at < ? RETURNING ${SIZE} AS size, body_file AS file`,
-  );
+  const expireRows = db.prepare(`DELETE FROM envelopes WHERE accepted_at < ? ${removed}`);
   const oldest = db.prepare('SELECT accepted_at FROM envelopes ORDER BY id LIMIT 1');
   const checkpointer = startCheckpointer(file, 500);
 
-  const transaction = <T>(work: () => T): T => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
-  };
-  /** Runs a DELETE … RETURNING size, file; the caller unlinks `unlink` after the transaction commits. */
+  /** Runs a DELETE … RETURNING size, file, next; the caller unlinks `unlink` after the transaction commits. */
   const removeAll = (statement: StatementSync, arg: number, unlink: string[]): number => {
-    const rows = statement.all(arg) as Array<{ size: number; file: string | null }>;
+    const rows = statement.all(arg) as Array<{ size: number; file: string | null; next: number }>;
     for (const row of rows) {
       count--;
       bytes -= Number(row.size);
+      if (Number(row.next) !== LEASED) unleased--;
       if (row.file !== null) unlink.push(row.file);
     }
     return rows.length;
   };
-  const removeCommitted = (work: (unlink: string[]) => number): number => {
+  const removeCommitted = <T>(work: (unlink: string[]) => T): T => {
     const unlink: string[] = [];
-    const removed = transaction(() => work(unlink));
+    const result = transaction(() => work(unlink));
     files.remove(unlink);
-    return removed;
+    return result;
   };
+  const toRecord = (row: Row): SpoolRecord => ({
+    id: Number(row.id),
+    acceptedAt: Number(row.accepted_at),
+    attempts: Number(row.attempts),
+    url: row.url,
+    dsnKey: row.dsn_key,
+    project: row.project,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    size: Number(row.size),
+    body: row.body_file === null ? Buffer.from(row.body.buffer, row.body.byteOffset, row.body.byteLength) : undefined,
+    bodyFile: row.body_file ?? undefined,
+    memoryBytes: Number(row.memory),
+  });
+  const nothing: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
 
-  return {
+  const spool: Spool = {
     get count() {
       return count;
     },
     get bytes() {
       return bytes;
     },
-    recovered,
+    get unleasedCount() {
+      return unleased;
+    },
+    recovered: { lostRows: lost.length, orphanFiles: orphans, expiredRows: 0 },
     writeBody(body) {
       return body.length > BODY_FILE_THRESHOLD ? files.write(body) : undefined;
     },
@@ -248,9 +251,10 @@ export function openSpool(options: SpoolOptions): Spool {
         files.remove(entries.flatMap(({ bodyFile }) => (bodyFile === undefined ? [] : [bodyFile])));
         throw error;
       }
-      for (const { entry } of entries) {
+      for (const { entry, leased } of entries) {
         count++;
         bytes += entry.body.length;
+        if (!leased) unleased++;
       }
       return ids;
     },
@@ -258,47 +262,42 @@ export function openSpool(options: SpoolOptions): Spool {
       if (ids.length === 0) return 0;
       return removeCommitted((unlink) => ids.reduce((sum, id) => sum + removeAll(deleteRow, id, unlink), 0));
     },
-    leaseDue(now, limit) {
-      if (count === 0 || limit <= 0) return [];
-      return transaction(() => {
-        const rows = selectDue.all(now, limit) as Array<{
-          id: number;
-          accepted_at: number;
-          attempts: number;
-          url: string;
-          dsn_key: string;
-          project: string;
-          headers: string;
-          body: Uint8Array;
-          body_file: string | null;
-          size: number;
-        }>;
-        return rows.map((row) => {
-          setNext.run(row.attempts, LEASED, row.id);
-          return {
-            id: Number(row.id),
-            acceptedAt: Number(row.accepted_at),
-            attempts: Number(row.attempts),
-            url: row.url,
-            dsnKey: row.dsn_key,
-            project: row.project,
-            headers: JSON.parse(row.headers) as Record<string, string>,
-            size: Number(row.size),
-            body:
-              row.body_file === null
-                ? Buffer.from(row.body.buffer, row.body.byteOffset, row.body.byteLength)
-                : undefined,
-            bodyFile: row.body_file ?? undefined,
-          };
-        });
+    lease({ now, maxRows, maxBytes, expireBefore, isAllowed }) {
+      if (unleased === 0 || maxRows <= 0 || maxBytes <= 0) return nothing;
+      return removeCommitted((unlink) => {
+        const due = selectDue.all(now, maxRows) as unknown as Row[];
+        const lease: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
+        for (const candidate of due) {
+          const id = Number(candidate.id);
+          if (expireBefore !== undefined && Number(candidate.accepted_at) < expireBefore) {
+            lease.expired += removeAll(deleteRow, id, unlink);
+          } else if (isAllowed && !isAllowed({ url: candidate.url, dsnKey: candidate.dsn_key })) {
+            lease.notAllowed += removeAll(deleteRow, id, unlink);
+          } else {
+            const memory = Number(candidate.memory);
+            if (lease.bytes + memory > maxBytes) break; // oldest first: what follows waits its turn
+            lease.rows.push(toRecord(selectRow.get(id) as unknown as Row));
+            setLeased.run(LEASED, id);
+            lease.bytes += memory;
+            unleased--;
+          }
+        }
+        return lease;
       });
+    },
+    leaseDue(now, maxRows, maxBytes = Number.POSITIVE_INFINITY) {
+      return spool.lease({ now, maxRows, maxBytes }).rows;
+    },
+    async openBody(record, heldMs) {
+      if (record.bodyFile === undefined) throw new Error(`spool row ${record.id} holds its body: nothing to open`);
+      return files.open(record.bodyFile, record.size, heldMs);
     },
     async readBody(record) {
       if (record.body !== undefined) return record.body;
       return files.read(record.bodyFile as string, record.size);
     },
     reschedule(id, attempts, nextAttemptAt) {
-      setNext.run(attempts, nextAttemptAt, id);
+      unleased += Number(release.run(attempts, nextAttemptAt, id, LEASED).changes);
     },
     wakeAll(now) {
       wake.run(now, now, LEASED);
@@ -319,4 +318,7 @@ export function openSpool(options: SpoolOptions): Spool {
       if (lock.isOpen) lock.close();
     },
   };
+  // Rows past their age go before anything could replay them (a restart after a long outage or a crash loop).
+  if (options.maxAgeMs !== undefined) spool.recovered.expiredRows = spool.expire(Date.now() - options.maxAgeMs);
+  return spool;
 }

@@ -1,0 +1,31 @@
+import { type Dsn, envelopeEndpoint, isLoopbackHost, parseDsn } from '../envelope/dsn.ts';
+
+/**
+ * Where the current configuration lets a spooled envelope go. A row keeps the URL and DSN it was accepted for,
+ * possibly days and a redeploy ago: replay sends it only if that DSN is still allowed (as the tunnel's authorizer
+ * decides) and the URL is still the one an envelope for that DSN would be sent to now (UPSTREAM_URL, or the DSN's
+ * own envelope endpoint).
+ */
+export interface DestinationConfig {
+  allowedDsns: readonly Dsn[];
+  /** Development only, with no allowlist: loopback DSNs on these ports. */
+  loopbackPorts: readonly number[];
+  upstreamUrl: URL | undefined;
+}
+
+export function createDestinationCheck(
+  config: DestinationConfig,
+): (target: { url: string; dsnKey: string }) => boolean {
+  const allowed = new Map(config.allowedDsns.map((dsn) => [dsn.key, dsn]));
+  const loopbackPorts = new Set(allowed.size === 0 ? config.loopbackPorts : []);
+  const dsnFor = (key: string): Dsn | undefined => {
+    const listed = allowed.get(key);
+    if (listed || loopbackPorts.size === 0) return listed;
+    const dsn = parseDsn(key); // a DSN's key is itself a DSN (without the secret)
+    return typeof dsn !== 'string' && isLoopbackHost(dsn.host) && loopbackPorts.has(dsn.port) ? dsn : undefined;
+  };
+  return ({ url, dsnKey }) => {
+    const dsn = dsnFor(dsnKey);
+    return dsn !== undefined && url === (config.upstreamUrl?.href ?? envelopeEndpoint(dsn));
+  };
+}

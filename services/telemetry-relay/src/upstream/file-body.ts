@@ -1,0 +1,68 @@
+import type { FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { shiftSentAt } from '../envelope/sent-at.ts';
+
+/**
+ * A spooled body sent straight from its file: at most its header line is read into memory (to move `sent_at`
+ * forward), the rest is streamed to undici a chunk at a time. So a 20 MiB attachment envelope costs a send the
+ * same few hundred KiB as a 100 KiB one, and a body larger than the whole memory budget can still be delivered.
+ */
+export interface FileBody {
+  /** Open on the body file; the sender closes it once the send is over. */
+  handle: FileHandle;
+  /** Sent before the streamed part: the header line with `sent_at` moved forward, or empty. */
+  head: Buffer;
+  /** Where in the file the streamed part starts (the newline after the replaced header line, or 0). */
+  start: number;
+  /** The file's size: the streamed part ends there. */
+  end: number;
+  /** Bytes sent in all, the content-length: `head` plus the streamed part. */
+  length: number;
+}
+
+const CHUNK_BYTES = 64 * 1024;
+/** The envelope header line is at most 64 KiB (the tunnel refuses longer ones), plus its newline. */
+const HEAD_MAX_BYTES = 64 * 1024 + 1;
+
+/**
+ * The most memory one streamed body holds at once: its head line and a chunk in each buffer on the way (the file
+ * stream's, the one prepending the head, undici's write and the socket's). Delivery charges the budget this much
+ * for a body sent from a file, whatever the file's size.
+ */
+export const STREAMED_BODY_BYTES = HEAD_MAX_BYTES + 4 * CHUNK_BYTES;
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Prepares `handle` (a body file of `size` bytes) for sending. Held longer than the caller's threshold
+ * (`heldMs` > 0), the header line is read, its `sent_at` rewritten and sent ahead of the rest of the file.
+ */
+export async function prepareFileBody(handle: FileHandle, size: number, heldMs: number): Promise<FileBody> {
+  const whole: FileBody = { handle, head: EMPTY, start: 0, end: size, length: size };
+  if (heldMs <= 0) return whole;
+  const probe = Buffer.allocUnsafe(Math.min(size, HEAD_MAX_BYTES));
+  const { bytesRead } = await handle.read(probe, 0, probe.length, 0);
+  const newline = probe.subarray(0, bytesRead).indexOf(0x0a);
+  if (newline === -1) return whole; // no header line the relay would have accepted: sent as it is
+  const line = probe.subarray(0, newline);
+  const head = shiftSentAt(line, heldMs);
+  if (head === line) return whole;
+  return { handle, head, start: newline, end: size, length: head.length + size - newline };
+}
+
+/** The bytes of `body` as a stream with bounded buffers; it leaves the file handle open. */
+export function fileBodyStream(body: FileBody): Readable {
+  const rest = body.handle.createReadStream({
+    start: body.start,
+    end: body.end - 1,
+    highWaterMark: CHUNK_BYTES,
+    autoClose: false,
+  });
+  if (body.head.length === 0) return rest;
+  return Readable.from(prepend(body.head, rest), { objectMode: false, highWaterMark: CHUNK_BYTES });
+}
+
+async function* prepend(head: Buffer, rest: Readable): AsyncGenerator<Buffer> {
+  yield head;
+  yield* rest;
+}

@@ -1,0 +1,60 @@
+import type { ForwardResult } from './forward.ts';
+
+/**
+ * Whether upstream is taking envelopes, and what that means for sending. Up: sends run at full concurrency. Down
+ * (a send failed: network error, timeout, 5xx, 408): new envelopes wait in the spool, and one send at a time — the
+ * oldest due envelope — probes whether it is back; any answer from upstream (even a 4xx) means it is, and then
+ * everything waiting is due at once (`onBack`). A failed envelope is tried again after an exponential backoff with
+ * equal jitter, so envelopes that failed together do not all come back together.
+ */
+export interface OutageOptions {
+  /** Sends at once while upstream is up. */
+  concurrency: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Upstream went down: the first failure after it was up. */
+  onDown(result: ForwardResult, url: string): void;
+  /** Upstream answered after being down: the caller makes everything waiting due now. */
+  onBack(result: ForwardResult): void;
+  /** [0, 1); Math.random unless a test scripts it. */
+  random?: () => number;
+}
+
+export interface Outage {
+  readonly healthy: boolean;
+  /** Sends allowed at once: the concurrency while upstream is up, one probe while it is down. */
+  readonly sendLimit: number;
+  /** A send to `url` failed. */
+  failed(result: ForwardResult, url: string): void;
+  /** Upstream answered a send (2xx, 4xx, 429: anything but a failure). */
+  answered(result: ForwardResult): void;
+  /** The delay before an envelope's next attempt after its `attempts`-th failure. */
+  retryDelay(attempts: number): number;
+}
+
+export function createOutage(options: OutageOptions): Outage {
+  const random = options.random ?? Math.random;
+  let healthy = true;
+  return {
+    get healthy() {
+      return healthy;
+    },
+    get sendLimit() {
+      return healthy ? options.concurrency : 1;
+    },
+    failed(result, url) {
+      if (!healthy) return;
+      healthy = false;
+      options.onDown(result, url);
+    },
+    answered(result) {
+      if (healthy) return;
+      healthy = true;
+      options.onBack(result);
+    },
+    retryDelay(attempts) {
+      const ceiling = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+      return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+    },
+  };
+}

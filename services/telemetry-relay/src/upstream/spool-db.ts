@@ -1,0 +1,58 @@
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * The spool's SQLite database (Node 24's built-in node:sqlite) in WAL mode: schema, pragmas and the migration of
+ * spools written by older versions.
+ *
+ * synchronous=NORMAL (default): a committed envelope survives the process being killed (kill -9, OOM, crash), since
+ * it is in the OS's page cache; a power loss may lose the last commits. synchronous=FULL fsyncs every commit.
+ * Checkpoints run in a worker thread (checkpointer.ts); the automatic checkpoint stays on at 10 000 pages (40 MB)
+ * as a backstop, should the worker ever fall behind.
+ */
+
+/** `next_attempt_at` of a row being sent: `leaseDue` never offers it, and a restart makes it due again. */
+export const LEASED = Number.MAX_SAFE_INTEGER;
+
+export function openSpoolDatabase(file: string, sync: 'normal' | 'full'): DatabaseSync {
+  const db = new DatabaseSync(file);
+  db.exec(`
+    PRAGMA busy_timeout = 5000;
+    PRAGMA journal_mode = WAL;
+    PRAGMA wal_autocheckpoint = 10000;
+    PRAGMA synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'};
+    CREATE TABLE IF NOT EXISTS envelopes (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      accepted_at INTEGER NOT NULL,
+      next_attempt_at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL,
+      url TEXT NOT NULL,
+      dsn_key TEXT NOT NULL,
+      project TEXT NOT NULL,
+      headers TEXT NOT NULL,
+      body BLOB NOT NULL,
+      body_file TEXT,
+      body_size INTEGER
+    );
+  `);
+  // Spools written before bodies could live in files.
+  const columns = (db.prepare('PRAGMA table_info(envelopes)').all() as Array<{ name: string }>).map((c) => c.name);
+  if (!columns.includes('body_file')) {
+    db.exec('ALTER TABLE envelopes ADD COLUMN body_file TEXT; ALTER TABLE envelopes ADD COLUMN body_size INTEGER;');
+  }
+  // Nothing is in flight in a process that just started.
+  db.prepare('UPDATE envelopes SET next_attempt_at = 0 WHERE next_attempt_at = ?').run(LEASED);
+  return db;
+}
+
+/** Runs `work` in one write transaction. */
+export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,71 @@
+import { lstatSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * The spool directory: created private (0700) when missing, checked when it must be private, and locked so that
+ * one process at a time uses it.
+ *
+ * `private` is for a directory in a shared place (the default one, in the temp dir): another local user could
+ * have created it first, or a symbolic link by its name, and would then read or plant envelopes. It is not applied
+ * to an explicit SPOOL_DIR: Kubernetes mounts volumes group-writable (fsGroup), and that is fine there.
+ */
+
+/** Another live process holds the spool directory (two replicas must never share one). */
+export class SpoolInUseError extends Error {
+  readonly code = 'SPOOL_IN_USE';
+}
+
+/** A private spool directory is not this user's alone (see `prepareSpoolDir`). */
+export class SpoolUnsafeError extends Error {
+  readonly code = 'SPOOL_UNSAFE';
+}
+
+/**
+ * Creates `dir` (mode 0700) when missing. With `isPrivate`, refuses it unless it is a real directory (not a
+ * symbolic link) owned by this user with no access for group or others, in parents that only this user or root can
+ * change (or sticky ones, like /tmp, where nobody can rename another's entries).
+ */
+export function prepareSpoolDir(dir: string, isPrivate: boolean): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const uid = process.getuid?.();
+  if (!isPrivate || uid === undefined) return; // no owners or modes to check (Windows)
+  const path = resolve(dir);
+  const unsafe = (why: string) =>
+    new SpoolUnsafeError(
+      `SPOOL_DIR ${path} ${why}; the default spool directory must belong to this user alone (uid ${uid}): remove it, or set SPOOL_DIR`,
+    );
+  const own = lstatSync(path);
+  if (own.isSymbolicLink()) throw unsafe('is a symbolic link');
+  if (!own.isDirectory()) throw unsafe('is not a directory');
+  if (own.uid !== uid) throw unsafe(`belongs to uid ${own.uid}`);
+  if ((own.mode & 0o077) !== 0) throw unsafe(`is open to group or others (mode ${(own.mode & 0o777).toString(8)})`);
+  for (let parent = dirname(path); ; parent = dirname(parent)) {
+    const link = lstatSync(parent);
+    const stat = link.isSymbolicLink() ? statSync(parent) : link;
+    for (const owner of [link.uid, stat.uid]) {
+      if (owner !== 0 && owner !== uid) throw unsafe(`is inside ${parent}, which belongs to uid ${owner}`);
+    }
+    if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0) {
+      throw unsafe(`is inside ${parent}, which others may write to (mode ${(stat.mode & 0o777).toString(8)})`);
+    }
+    if (dirname(parent) === parent) break;
+  }
+}
+
+/**
+ * Holds an exclusive SQLite lock on `spool.lock` for the life of the process: the operating system drops it when
+ * the process dies, even by kill -9, so a restart takes over at once while a second live relay is refused.
+ */
+export function lockSpoolDir(dir: string): DatabaseSync {
+  const lock = new DatabaseSync(join(dir, 'spool.lock'));
+  try {
+    lock.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;');
+  } catch (error) {
+    lock.close();
+    throw new SpoolInUseError(
+      `SPOOL_DIR ${dir} is in use by another telemetry-relay process (${(error as Error).message}); each replica needs its own spool directory`,
+    );
+  }
+  return lock;
+}

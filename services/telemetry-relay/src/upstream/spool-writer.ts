@@ -1,0 +1,88 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Spool, SpoolEntry } from './spool.ts';
+
+/**
+ * Group commit and acknowledgements: every envelope written during one event-loop turn is inserted in one
+ * transaction, and every delivered row acknowledged during one turn is deleted in one transaction. A commit costs
+ * about the same for one row as for a hundred, so at thousands of envelopes a second this is what keeps the spool
+ * off the hot path. A large body is written to its own file first (off the event loop); its row joins the batch
+ * of the turn in which the file is complete.
+ *
+ * Deleting late is safe: a crash before an acknowledgement is committed means one more delivery, not a loss.
+ */
+export interface SpoolWriter {
+  /** Commits `entry` with this turn's other writes; resolves with its row id once it is on disk. */
+  write(entry: SpoolEntry, leased: boolean): Promise<number>;
+  /** Writes entries now, in a transaction of their own (a failed send, shutdown): large bodies to files first. */
+  writeNow(items: ReadonlyArray<{ entry: SpoolEntry; nextAttemptAt: number }>): Promise<void>;
+  /** Upstream has the row's envelope: it is deleted with this turn's other acknowledgements. */
+  ack(id: number): void;
+  /** Commits everything pending now: writes (after their body files) and acknowledgements. */
+  flush(): Promise<void>;
+}
+
+interface Pending {
+  entry: SpoolEntry;
+  leased: boolean;
+  bodyFile: string | undefined;
+  resolve: (id: number) => void;
+  reject: (error: Error) => void;
+}
+
+export function createSpoolWriter(spool: Spool, log: FastifyBaseLogger): SpoolWriter {
+  let batch: Pending[] = [];
+  /** Body files being written: their rows join a batch once written, and `flush` waits for them. */
+  const writing = new Set<Promise<number>>();
+  let acks: number[] = [];
+
+  const commit = () => {
+    const current = batch;
+    batch = [];
+    try {
+      const ids = spool.insert(current.map((item) => ({ ...item, nextAttemptAt: 0 })));
+      for (const [i, item] of current.entries()) item.resolve(ids[i] as number);
+    } catch (error) {
+      for (const item of current) item.reject(error as Error);
+    }
+  };
+  const join = (entry: SpoolEntry, leased: boolean, bodyFile: string | undefined) =>
+    new Promise<number>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(commit);
+      batch.push({ entry, leased, bodyFile, resolve, reject });
+    });
+
+  const commitAcks = () => {
+    const current = acks;
+    acks = [];
+    try {
+      spool.remove(current);
+    } catch (error) {
+      // Only after shutdown closed the spool: these rows are delivered again at the next start.
+      log.warn({ err: error, rows: current.length }, 'could not delete delivered envelopes from the spool');
+    }
+  };
+
+  return {
+    write(entry, leased) {
+      const file = spool.writeBody(entry.body);
+      if (file === undefined) return join(entry, leased, undefined);
+      const written = file.then((bodyFile) => join(entry, leased, bodyFile));
+      writing.add(written);
+      return written.finally(() => writing.delete(written));
+    },
+    async writeNow(items) {
+      if (items.length === 0) return;
+      const bodyFiles = await Promise.all(items.map(({ entry }) => spool.writeBody(entry.body)));
+      spool.insert(items.map((item, i) => ({ ...item, leased: false, bodyFile: bodyFiles[i] })));
+    },
+    ack(id) {
+      if (acks.length === 0) setImmediate(commitAcks);
+      acks.push(id);
+    },
+    async flush() {
+      await Promise.allSettled(writing);
+      if (batch.length > 0) commit();
+      if (acks.length > 0) commitAcks();
+    },
+  };
+}
