@@ -1,95 +1,120 @@
 import { RelayError } from '../pipeline/errors.ts';
-import type { Envelope, EnvelopeItem } from './types.ts';
+import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
+import { readHeader } from './header-json.ts';
+import type { Envelope, EnvelopeHeader, EnvelopeItem } from './types.ts';
+
+export type { EnvelopeHeader } from './types.ts';
 
 /**
- * Envelope parser per Sentry's spec (develop-docs "Envelopes"; Relay's `Envelope::parse_bytes`):
+ * Envelope parser per Sentry's spec (develop-docs "Envelopes") and Sentry's Relay (`Envelope::parse_request`,
+ * `Item::parse`), so that an envelope accepted here is one Relay accepts:
  *
  *     Envelope = Headers { "\n" Item } [ "\n" ]      Item = Headers "\n" Payload
  *
- * Headers are one line of JSON. An item with `length` has exactly that many payload bytes, followed by "\n" or the
- * end; an item without runs to the next "\n" or the end. Only "\n" ends a line ("\r" is payload). Payloads are never
- * decoded here, unknown item types and header keys are kept as bytes, so an unchanged envelope is forwarded byte for
- * byte. Errors say what was wrong and at which byte offset.
+ * Headers are one line of JSON (see header-json.ts for what Relay demands of one). An item with `length` has exactly
+ * that many payload bytes, followed by "\n" or the end; an item without runs to the next "\n" or the end. Only "\n"
+ * ends a line ("\r" is payload). Relay skips whitespace before an item header (so blank lines between items pass)
+ * but refuses an envelope that ends in whitespace after its final newline. Payloads are never decoded here; header
+ * lines and payloads are views into the body, so an unchanged envelope is forwarded byte for byte. Errors say what
+ * was wrong and at which byte offset.
  */
 
 export interface ParseLimits {
-  /** Longest header line (envelope or item), in bytes. */
+  /** Longest envelope header line, in bytes. */
   maxHeaderBytes: number;
   maxItems: number;
   /** Largest payload of the item types in `EVENT_LIKE` (Relay's max_event_size). */
   maxEventItemBytes: number;
+  /** Longest item header line (default DEFAULT_MAX_ITEM_HEADER_BYTES). */
+  maxItemHeaderBytes?: number;
+  /** All header lines of one envelope together, whitespace between items included (default DEFAULT_MAX_TOTAL_HEADER_BYTES). */
+  maxTotalHeaderBytes?: number;
 }
+
+/**
+ * An item header holds a type, a length, a content type and at most a file name (255 bytes on common file systems,
+ * 1.5 KiB written as \u escapes): 8 KiB leaves five times that, and bounds what JSON.parse sees per item.
+ */
+export const DEFAULT_MAX_ITEM_HEADER_BYTES = 8 * 1024;
+/** A full 64 KiB envelope header plus 1000 items (MAX_ITEMS' default) of ~190-byte headers. */
+export const DEFAULT_MAX_TOTAL_HEADER_BYTES = 256 * 1024;
 
 /** Item types whose payload is a single JSON event-like document, bounded like Relay's max_event_size. */
 export const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'user_report', 'security', 'check_in']);
-const EVENT_ID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+/** Relay-internal item types (`ItemType::is_internal`): Relay's envelope endpoint refuses them from clients. */
+export const INTERNAL_ITEM_TYPES: ReadonlySet<string> = new Set(['integration']);
 const NEWLINE = 0x0a;
 
-export function parseEnvelope(bytes: Buffer, limits: ParseLimits): Envelope {
-  const headerEnd = lineEnd(bytes, 0, limits, 'envelope header');
-  const headerBytes = bytes.subarray(0, headerEnd);
-  if (headerBytes.length === 0) throw malformed('the envelope header line (line 1) is empty');
-  const headerText = headerBytes.toString('utf8');
-  const header = parseHeader(headerText, 'envelope header (line 1, offset 0)');
-  const repeated = repeatedKey(headerText);
-  if (repeated) throw malformed(`envelope header: "${repeated}" appears more than once (ambiguous; Sentry refuses it)`);
-  if (header.event_id !== undefined && (typeof header.event_id !== 'string' || !EVENT_ID.test(header.event_id))) {
-    throw malformed(`envelope header: event_id must be 32 hex digits, got ${JSON.stringify(header.event_id)}`);
+/**
+ * The envelope header, from its line (without the newline) — what the body reader hands over as soon as the first
+ * line has arrived, so the DSN can be authorized before the items are read.
+ */
+export function parseEnvelopeHeader(line: Buffer, limits: ParseLimits): EnvelopeHeader {
+  if (line.length > limits.maxHeaderBytes) {
+    throw new RelayError('too_large', `the envelope header (line 1) is longer than ${limits.maxHeaderBytes} bytes`);
   }
+  if (line.length === 0) throw malformed('the envelope header line (line 1) is empty');
+  const header = readHeader(line, 0, line.length, ENVELOPE_HEADER_FIELDS);
+  if (typeof header === 'string') throw malformed(`envelope header (line 1, offset 0): ${header}`);
+  for (const key of REQUEST_META_KEYS) {
+    if (Object.hasOwn(header, key)) {
+      throw malformed(
+        `envelope header: "${key}" is request metadata Sentry would take over this request's own; a tunnel cannot vouch for it`,
+      );
+    }
+  }
+  return header;
+}
+
+/** Parses a whole body. `header`, when given, was parsed by the caller from the body's first line. */
+export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: EnvelopeHeader): Envelope {
+  const maxItemHeader = limits.maxItemHeaderBytes ?? DEFAULT_MAX_ITEM_HEADER_BYTES;
+  const maxTotal = limits.maxTotalHeaderBytes ?? DEFAULT_MAX_TOTAL_HEADER_BYTES;
+  const firstNewline = bytes.indexOf(NEWLINE);
+  const headerEnd = firstNewline === -1 ? bytes.length : firstNewline;
+  const headerBytes = bytes.subarray(0, headerEnd);
+  const envelopeHeader = header ?? parseEnvelopeHeader(headerBytes, limits);
+  let headerTotal = headerEnd;
 
   const items: EnvelopeItem[] = [];
   let offset = headerEnd + 1;
   while (offset < bytes.length) {
-    const start = offset;
-    const end = lineEnd(bytes, start, limits, `item ${items.length + 1} header`);
-    if (end === start) {
-      // Blank lines are allowed only as trailing newlines.
-      if (isAllNewlines(bytes, start)) break;
-      throw malformed(`empty item header line at offset ${start}`);
+    const start = skipWhitespace(bytes, offset);
+    if (start === bytes.length) {
+      throw malformed(`only whitespace follows offset ${offset}: an envelope ends with at most one newline`);
     }
-    const where = `item ${items.length + 1} header (offset ${start})`;
-    const itemHeader = parseHeader(bytes.toString('utf8', start, end), where);
-    const type = itemHeader.type;
-    if (typeof type !== 'string' || type === '') throw malformed(`${where}: "type" must be a non-empty string`);
+    const number = items.length + 1;
     if (items.length >= limits.maxItems) {
       throw new RelayError('too_large', `the envelope has more than ${limits.maxItems} items`);
     }
-
-    let payloadStart = end + 1;
-    let payloadEnd: number;
-    const declared = itemHeader.length;
-    if (end === bytes.length) {
-      // The header ran to the end of the body: an item with no payload (allowed only when length is 0 or absent).
-      payloadStart = bytes.length;
-      if (declared !== undefined && declared !== 0) {
-        throw malformed(`${where}: declares length ${String(declared)} but the envelope ends after its header`);
-      }
-      payloadEnd = bytes.length;
-    } else if (declared !== undefined) {
-      if (typeof declared !== 'number' || !Number.isSafeInteger(declared) || declared < 0) {
-        throw malformed(`${where}: "length" must be a non-negative integer, got ${JSON.stringify(declared)}`);
-      }
-      payloadEnd = payloadStart + declared;
-      if (payloadEnd > bytes.length) {
-        throw malformed(
-          `${where}: declares length ${declared} but only ${bytes.length - payloadStart} bytes remain at offset ${payloadStart}`,
-        );
-      }
-      if (payloadEnd < bytes.length && bytes[payloadEnd] !== NEWLINE) {
-        throw malformed(
-          `item ${items.length + 1}: expected a newline or the end after its ${declared}-byte payload, at offset ${payloadEnd}`,
-        );
-      }
-    } else {
-      const newline = bytes.indexOf(NEWLINE, payloadStart);
-      payloadEnd = newline === -1 ? bytes.length : newline;
+    const newline = bytes.indexOf(NEWLINE, start);
+    const end = newline === -1 ? bytes.length : newline;
+    if (end - start > maxItemHeader) {
+      throw new RelayError(
+        'too_large',
+        `item ${number} header at offset ${start} is longer than ${maxItemHeader} bytes`,
+      );
+    }
+    headerTotal += end - offset;
+    if (headerTotal > maxTotal) {
+      throw new RelayError('too_large', `the envelope's header lines add up to more than ${maxTotal} bytes`);
+    }
+    const where = `item ${number} header (offset ${start})`;
+    const itemHeader = readHeader(bytes, start, end, ITEM_HEADER_FIELDS);
+    if (typeof itemHeader === 'string') throw malformed(`${where}: ${itemHeader}`);
+    const type = itemHeader.type;
+    if (typeof type !== 'string') throw malformed(`${where}: "type" is missing`);
+    if (INTERNAL_ITEM_TYPES.has(type)) {
+      throw malformed(`${where}: type "${type}" is internal to Sentry's relays; Sentry refuses it from clients`);
     }
 
+    const payloadStart = Math.min(end + 1, bytes.length);
+    const payloadEnd = payloadEndOf(bytes, payloadStart, itemHeader.length, number, where);
     const payloadLength = payloadEnd - payloadStart;
     if (EVENT_LIKE.has(type) && payloadLength > limits.maxEventItemBytes) {
       throw new RelayError(
         'too_large',
-        `item ${items.length + 1} (${type}) has ${payloadLength} bytes, more than the ${limits.maxEventItemBytes} allowed`,
+        `item ${number} (${type}) has ${payloadLength} bytes, more than the ${limits.maxEventItemBytes} allowed`,
       );
     }
     items.push({
@@ -100,51 +125,36 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits): Envelope {
     });
     offset = payloadEnd + 1;
   }
-  return { bytes, header, headerBytes, items };
+  return { bytes, header: envelopeHeader, headerBytes, items };
 }
 
-/** Index of the "\n" ending the line that starts at `start` (or the body's length), bounded by maxHeaderBytes. */
-function lineEnd(bytes: Buffer, start: number, limits: ParseLimits, what: string): number {
-  const newline = bytes.indexOf(NEWLINE, start);
-  const end = newline === -1 ? bytes.length : newline;
-  if (end - start > limits.maxHeaderBytes) {
-    throw new RelayError('too_large', `the ${what} at offset ${start} is longer than ${limits.maxHeaderBytes} bytes`);
+/** Where the payload starting at `start` ends: after `length` bytes (then "\n" or the end), else at the next "\n". */
+function payloadEndOf(bytes: Buffer, start: number, length: unknown, number: number, where: string): number {
+  if (typeof length !== 'number') {
+    const newline = bytes.indexOf(NEWLINE, start);
+    return newline === -1 ? bytes.length : newline;
+  }
+  const end = start + length;
+  if (end > bytes.length) {
+    throw malformed(
+      `${where}: declares length ${length} but only ${bytes.length - start} bytes remain at offset ${start}`,
+    );
+  }
+  if (end < bytes.length && bytes[end] !== NEWLINE) {
+    throw malformed(`item ${number}: expected a newline or the end after its ${length}-byte payload, at offset ${end}`);
   }
   return end;
 }
 
-function parseHeader(line: string, where: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    throw malformed(`${where}: not valid JSON (${(error as Error).message})`);
+/** Index of the first byte at or after `from` that is not JSON whitespace (space, tab, CR, LF). */
+function skipWhitespace(bytes: Buffer, from: number): number {
+  let i = from;
+  while (i < bytes.length) {
+    const byte = bytes[i];
+    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) break;
+    i++;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw malformed(`${where}: must be a JSON object`);
-  }
-  return value as Record<string, unknown>;
-}
-
-/**
- * JSON.parse keeps the last of two equal keys; Sentry's parser refuses the header. For the keys that decide where an
- * envelope goes and how it is read (the DSN we authorize, its id, the clock we may shift), a second copy is refused
- * here rather than guessed at. Only a quoted name followed by ':' is a key, so a value spelled the same is not.
- */
-const DECISIVE_KEY = /"(dsn|event_id|sent_at)"\s*:/g;
-function repeatedKey(line: string): string | undefined {
-  const seen = new Set<string>();
-  for (const match of line.matchAll(DECISIVE_KEY)) {
-    const name = match[1] as string;
-    if (seen.has(name)) return name;
-    seen.add(name);
-  }
-  return undefined;
-}
-
-function isAllNewlines(bytes: Buffer, from: number): boolean {
-  for (let i = from; i < bytes.length; i++) if (bytes[i] !== NEWLINE) return false;
-  return true;
+  return i;
 }
 
 function malformed(detail: string): RelayError {

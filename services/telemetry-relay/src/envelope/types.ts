@@ -1,3 +1,6 @@
+/** The envelope header, as parsed (unknown keys included). */
+export type EnvelopeHeader = Readonly<Record<string, unknown>>;
+
 /** One item of an envelope. Payload and header bytes are views into the received body (no copies). */
 export interface EnvelopeItem {
   type: string;
@@ -10,7 +13,7 @@ export interface EnvelopeItem {
 export interface Envelope {
   /** The whole envelope as received (decompressed), forwarded as is when nothing is removed. */
   bytes: Buffer;
-  header: Readonly<Record<string, unknown>>;
+  header: EnvelopeHeader;
   /** The envelope header line exactly as received (without its newline). */
   headerBytes: Buffer;
   items: EnvelopeItem[];

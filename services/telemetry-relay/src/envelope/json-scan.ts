@@ -1,0 +1,156 @@
+/**
+ * What JSON.parse lets through in a header line but Sentry's parser (serde_json into typed structs) does not:
+ * a key given twice (JSON.parse keeps the last silently), a `\u` escape that is half of a surrogate pair, and an
+ * integer field written as `2.0`, `2e0` or `-0` — and whether the line is plain ASCII (JSON.parse reads invalid
+ * UTF-8 as U+FFFD; serde_json refuses it). `scanJson` finds out in one pass without allocating; the rare lines it
+ * flags are looked at again with `members`.
+ */
+
+export interface JsonScan {
+  /** Members of the outermost object, counted as written (a key given twice counts twice). */
+  members: number;
+  /** A `\u` escape encodes half of a surrogate pair (serde_json refuses such a string, JSON.parse does not). */
+  loneSurrogate: boolean;
+  /** Some number is written with a fraction or an exponent, or as -0. */
+  nonIntegerNumber: boolean;
+  /** Some byte is not ASCII (only then is the text worth checking for valid UTF-8). */
+  nonAscii: boolean;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/** Scans JSON text that JSON.parse has accepted; writes into and returns `out`. */
+export function scanJson(bytes: Uint8Array, start: number, end: number, out: JsonScan): JsonScan {
+  out.members = 0;
+  out.loneSurrogate = false;
+  out.nonIntegerNumber = false;
+  out.nonAscii = false;
+  let depth = 0;
+  let i = start;
+  while (i < end) {
+    const byte = bytes[i] as number;
+    if (byte === QUOTE) {
+      i = skipString(bytes, i + 1, end, out);
+    } else if (byte === MINUS || (byte >= ZERO && byte <= NINE)) {
+      i = skipNumber(bytes, i, end, out);
+    } else {
+      if (byte === 0x7b || byte === 0x5b) depth++;
+      else if (byte === 0x7d || byte === 0x5d) depth--;
+      else if (byte === COLON && depth === 1) out.members++;
+      else if (byte >= 0x80) out.nonAscii = true;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** Index after the closing quote of the string whose content starts at `i`; flags lone surrogate escapes. */
+function skipString(bytes: Uint8Array, i: number, end: number, out: JsonScan): number {
+  let highPending = false;
+  while (i < end) {
+    const byte = bytes[i];
+    if (byte === QUOTE) break;
+    if (byte === BACKSLASH && bytes[i + 1] === 0x75 /* u */) {
+      const unit = hex4(bytes, i + 2);
+      if (unit >= 0xdc00 && unit <= 0xdfff) {
+        if (!highPending) out.loneSurrogate = true;
+        highPending = false;
+      } else {
+        if (highPending) out.loneSurrogate = true;
+        highPending = unit >= 0xd800 && unit <= 0xdbff;
+      }
+      i += 6;
+      continue;
+    }
+    if (highPending) {
+      out.loneSurrogate = true;
+      highPending = false;
+    }
+    if ((byte as number) >= 0x80) out.nonAscii = true;
+    i += byte === BACKSLASH ? 2 : 1;
+  }
+  if (highPending) out.loneSurrogate = true;
+  return i + 1;
+}
+
+function skipNumber(bytes: Uint8Array, i: number, end: number, out: JsonScan): number {
+  const start = i;
+  while (i < end) {
+    const byte = bytes[i] as number;
+    if (byte === 0x2e /* . */ || byte === 0x65 /* e */ || byte === 0x45 /* E */) out.nonIntegerNumber = true;
+    else if (!(byte === MINUS || byte === 0x2b /* + */ || (byte >= ZERO && byte <= NINE))) break;
+    i++;
+  }
+  if (i - start === 2 && bytes[start] === MINUS && bytes[start + 1] === ZERO) out.nonIntegerNumber = true;
+  return i;
+}
+
+function hex4(bytes: Uint8Array, at: number): number {
+  let value = 0;
+  for (let k = at; k < at + 4; k++) {
+    const c = bytes[k] ?? 0;
+    const digit = c <= NINE ? c - ZERO : (c | 0x20) - 0x57; // 'a' - 10
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+export interface Member {
+  /** The key as JSON means it (escapes decoded). */
+  key: string;
+  /** The key exactly as written, quotes included. */
+  rawKey: string;
+  /** The value exactly as written. */
+  rawValue: string;
+}
+
+/** The members of a JSON object text that JSON.parse has accepted, in order, duplicates included. */
+export function members(text: string): Member[] {
+  const found: Member[] = [];
+  let i = skipSpace(text, text.indexOf('{') + 1);
+  while (i < text.length && text[i] === '"') {
+    const keyEnd = stringEnd(text, i);
+    const rawKey = text.slice(i, keyEnd);
+    i = skipSpace(text, skipSpace(text, keyEnd) + 1); // past the ':'
+    const valueEnd = valueEndAt(text, i);
+    found.push({ key: JSON.parse(rawKey) as string, rawKey, rawValue: text.slice(i, valueEnd) });
+    i = skipSpace(text, valueEnd);
+    if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return found;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  return i;
+}
+
+/** Index after the closing quote of the string starting at `i`. */
+function stringEnd(text: string, i: number): number {
+  for (i++; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return i;
+}
+
+function valueEndAt(text: string, i: number): number {
+  let depth = 0;
+  for (; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      i = stringEnd(text, i) - 1;
+      if (depth === 0) return i + 1;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      if (depth === 0) return i;
+      if (--depth === 0) return i + 1;
+    } else if (depth === 0 && (c === ',' || c === ' ' || c === '\t' || c === '\n' || c === '\r')) return i;
+  }
+  return i;
+}
