@@ -2,9 +2,9 @@ import { ignoreRules } from '@app/telemetry-rules';
 import { describe, expect, it } from 'vitest';
 import { parseDsn } from '../src/envelope/dsn.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';
-import { createAuthorizer } from '../src/pipeline/authorize.ts';
+import { AUTHORIZE_CACHE_SIZE, createAuthorizer } from '../src/pipeline/authorize.ts';
 import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
-import { RelayError } from '../src/pipeline/errors.ts';
+import type { RelayError } from '../src/pipeline/errors.ts';
 import { createFilter } from '../src/pipeline/filter.ts';
 import { clientAddress, identityHeaders } from '../src/pipeline/identity.ts';
 import { parseRateLimits, RateLimits } from '../src/pipeline/rate-limit.ts';
@@ -16,38 +16,76 @@ const DSN = 'https://key@o1.ingest.sentry.io/42';
 const dsn = (text: string) => parseDsn(text) as Exclude<ReturnType<typeof parseDsn>, string>;
 
 describe('authorize', () => {
-  const authorize = createAuthorizer({ allowedDsns: [dsn(DSN)], allowLoopbackDsns: false });
-  const withDsn = (value: unknown) => parse(envelope(value === undefined ? {} : { dsn: value }, []));
+  const authorize = createAuthorizer({ allowedDsns: [dsn(DSN)], loopbackPorts: [] });
+  const caught = (run: () => unknown) => {
+    try {
+      run();
+    } catch (e) {
+      return e as RelayError;
+    }
+    return undefined;
+  };
 
   it('accepts an allowlisted DSN (the secret does not matter) and labels its project', () => {
-    expect(authorize(withDsn(DSN)).project).toBe('42');
-    expect(authorize(withDsn('https://key:secret@O1.ingest.sentry.io/42')).dsn.key).toBe(DSN);
+    expect(authorize({ dsn: DSN }).project).toBe('42');
+    expect(authorize({ dsn: 'https://key:secret@O1.ingest.sentry.io/42' }).dsn.key).toBe(DSN);
   });
 
   it.each([
-    ['no dsn', undefined, 400, 'missing_dsn'],
-    ['a dsn that is not a string', 42, 403, 'invalid_dsn'],
-    ['an unparsable dsn', 'nonsense', 403, 'invalid_dsn'],
-    ['another project', 'https://key@o1.ingest.sentry.io/43', 403, 'dsn_not_allowed'],
-    ['another key', 'https://other@o1.ingest.sentry.io/42', 403, 'dsn_not_allowed'],
-    ['another host', 'https://key@evil.example.com/42', 403, 'dsn_not_allowed'],
-    ['another scheme', 'http://key@o1.ingest.sentry.io/42', 403, 'dsn_not_allowed'],
-    ['a loopback DSN without the dev flag', 'http://key@127.0.0.1:9000/1', 403, 'dsn_not_allowed'],
-  ])('refuses %s', (_name, value, status, code) => {
-    const error = (() => {
-      try {
-        authorize(withDsn(value));
-      } catch (e) {
-        return e as RelayError;
-      }
-    })();
-    expect([error?.statusCode, error?.code]).toEqual([status, code]);
+    ['no dsn', {}, 400, 'missing_dsn', /has no "dsn"/],
+    ['a dsn that is not a string', { dsn: 42 }, 403, 'invalid_dsn', /must be a string/],
+    ['an unparsable dsn', { dsn: 'nonsense' }, 403, 'invalid_dsn', /is not a URL/],
+    ['broken percent-encoding', { dsn: 'https://k%E0%A4%A@o1.ingest.sentry.io/42' }, 403, 'invalid_dsn', /"%"/],
+    ['another project', { dsn: 'https://key@o1.ingest.sentry.io/43' }, 403, 'dsn_not_allowed', /not allowed/],
+    ['another key', { dsn: 'https://other@o1.ingest.sentry.io/42' }, 403, 'dsn_not_allowed', /not allowed/],
+    ['the key percent-encoded', { dsn: 'https://%6Bey@o1.ingest.sentry.io/42' }, 403, 'dsn_not_allowed', /not allowed/],
+    ['another host', { dsn: 'https://key@evil.example.com/42' }, 403, 'dsn_not_allowed', /not allowed/],
+    ['another scheme', { dsn: 'http://key@o1.ingest.sentry.io/42' }, 403, 'dsn_not_allowed', /not allowed/],
+    ['a loopback DSN (allowlist set)', { dsn: 'http://key@127.0.0.1:9000/1' }, 403, 'dsn_not_allowed', /not allowed/],
+  ])('refuses %s', (_name, header, status, code, detail) => {
+    const error = caught(() => authorize(header));
+    expect([error?.statusCode, error?.code, error?.message]).toEqual([status, code, expect.stringMatching(detail)]);
   });
 
-  it('in development mode accepts loopback DSNs only', () => {
-    const dev = createAuthorizer({ allowedDsns: [], allowLoopbackDsns: true });
-    expect(dev(withDsn('http://key@127.0.0.1:9000/1')).project).toBe('loopback');
-    expect(() => dev(withDsn('https://key@o1.ingest.sentry.io/42'))).toThrow(/not allowed/);
+  it.each([
+    ['the listed port', 'http://key@127.0.0.1:8969/1', 'loopback'],
+    ['localhost, listed port', 'http://key@localhost:8969/1', 'loopback'],
+    ['the scheme default when listed (http → 80)', 'http://key@[::1]/1', 'loopback'],
+    [
+      'another loopback port',
+      'http://key@127.0.0.1:6379/1',
+      /port 6379 on a loopback host; .* port\(s\) 8969, 80 only/,
+    ],
+    ['the https default, not listed', 'https://key@localhost/1', /port 443/],
+    ['a non-loopback host', 'https://key@o1.ingest.sentry.io/42', /not allowed/],
+  ])('in development mode (ports 8969, 80) takes %s', (_name, text, expected) => {
+    const dev = createAuthorizer({ allowedDsns: [], loopbackPorts: [8969, 80] });
+    if (typeof expected === 'string') expect(dev({ dsn: text }).project).toBe(expected);
+    else expect(caught(() => dev({ dsn: text }))?.message).toMatch(expected);
+  });
+
+  it('ignores loopback ports when an allowlist is set', () => {
+    const both = createAuthorizer({ allowedDsns: [dsn(DSN)], loopbackPorts: [8969] });
+    expect(caught(() => both({ dsn: 'http://key@127.0.0.1:8969/1' }))?.code).toBe('dsn_not_allowed');
+  });
+
+  it('remembers recently used DSNs only: a flood of junk DSNs evicts the idle ones, not the one in use', () => {
+    const authorizeAgain = createAuthorizer({
+      allowedDsns: [dsn(DSN), dsn('https://idle@o1.ingest.sentry.io/7')],
+      loopbackPorts: [],
+    });
+    const busy = authorizeAgain({ dsn: DSN });
+    const idle = authorizeAgain({ dsn: 'https://idle@o1.ingest.sentry.io/7' });
+    for (let i = 0; i < 3 * AUTHORIZE_CACHE_SIZE; i++) {
+      expect(caught(() => authorizeAgain({ dsn: `https://junk${i}@evil.example.com/1` }))?.code).toBe(
+        'dsn_not_allowed',
+      );
+      if (i % 100 === 0) expect(authorizeAgain({ dsn: DSN })).toBe(busy); // a hit: the same decision object
+    }
+    expect(authorizeAgain({ dsn: DSN })).toBe(busy);
+    const again = authorizeAgain({ dsn: 'https://idle@o1.ingest.sentry.io/7' });
+    expect(again).not.toBe(idle); // evicted, decided afresh
+    expect(again).toEqual(idle);
   });
 });
 

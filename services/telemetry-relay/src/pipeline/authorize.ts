@@ -1,10 +1,10 @@
 import { type Dsn, isLoopbackHost, parseDsn } from '../envelope/dsn.ts';
-import type { Envelope } from '../envelope/types.ts';
 import { RelayError } from './errors.ts';
 
 /**
  * Stage 3: the envelope header's `dsn` must name an allowed destination (scheme, host, project id and public key all
- * equal), so the relay is never an open proxy. Returns the DSN to forward to and the metrics label of its project.
+ * equal), so the relay is never an open proxy. It needs the header alone, so the body reader can authorize as soon
+ * as the first line has arrived. Returns the DSN to forward to and the metrics label of its project.
  */
 
 export interface Authorized {
@@ -15,14 +15,20 @@ export interface Authorized {
 
 export interface AuthorizeOptions {
   allowedDsns: readonly Dsn[];
-  /** Development only: with no allowlist, accept any DSN whose host is loopback. */
-  allowLoopbackDsns: boolean;
+  /**
+   * Development only, and only with no allowlist: a DSN on a loopback host is accepted when its port (explicit, or
+   * the scheme's default) is one of these — the local viewer's. Any port would let a web page make the relay POST
+   * to every service listening on the machine.
+   */
+  loopbackPorts: readonly number[];
 }
 
-export function createAuthorizer(options: AuthorizeOptions): (envelope: Envelope) => Authorized {
+/** DSN strings whose decision is remembered, most recently used last; junk DSNs cannot keep legit ones out. */
+export const AUTHORIZE_CACHE_SIZE = 1024;
+
+export function createAuthorizer(options: AuthorizeOptions): (header: Readonly<Record<string, unknown>>) => Authorized {
   const allowed = new Map(options.allowedDsns.map((dsn) => [dsn.key, dsn]));
-  const loopbackMode = allowed.size === 0 && options.allowLoopbackDsns;
-  // The same DSN string arrives on every request: parse it once.
+  const loopbackPorts = new Set(allowed.size === 0 ? options.loopbackPorts : []);
   const cache = new Map<string, Authorized | RelayError>();
 
   const decide = (text: string): Authorized | RelayError => {
@@ -30,22 +36,31 @@ export function createAuthorizer(options: AuthorizeOptions): (envelope: Envelope
     if (typeof dsn === 'string') return new RelayError('invalid_dsn', `the envelope header's dsn ${dsn}`);
     const listed = allowed.get(dsn.key);
     if (listed) return { dsn: listed, project: listed.projectId };
-    if (loopbackMode && isLoopbackHost(dsn.host)) return { dsn, project: 'loopback' };
+    if (loopbackPorts.size > 0 && isLoopbackHost(dsn.host)) {
+      if (loopbackPorts.has(dsn.port)) return { dsn, project: 'loopback' };
+      return new RelayError(
+        'dsn_not_allowed',
+        `the DSN names port ${dsn.port} on a loopback host; this relay forwards to loopback port(s) ${[...loopbackPorts].join(', ')} only`,
+      );
+    }
     return new RelayError(
       'dsn_not_allowed',
       `the DSN for project ${dsn.projectId} on ${dsn.host} with key ${dsn.publicKey} is not allowed here`,
     );
   };
 
-  return (envelope) => {
-    const text = envelope.header.dsn;
+  return (header) => {
+    const text = header.dsn;
     if (text === undefined) throw new RelayError('missing_dsn', 'the envelope header has no "dsn"');
     if (typeof text !== 'string') throw new RelayError('invalid_dsn', 'the envelope header\'s "dsn" must be a string');
     let result = cache.get(text);
-    if (!result) {
+    if (result) {
+      cache.delete(text);
+    } else {
       result = decide(text);
-      if (cache.size < 1000) cache.set(text, result);
+      if (cache.size >= AUTHORIZE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     }
+    cache.set(text, result);
     if (result instanceof RelayError) throw result;
     return result;
   };
