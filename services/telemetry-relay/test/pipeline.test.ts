@@ -137,6 +137,26 @@ describe('filter', () => {
     expect(result.items.length === 0).toBe(dropped);
   });
 
+  it.each([
+    ['127 levels: parsed and dropped', 126, 'dropped'],
+    [
+      '128 levels: refused before JSON.parse',
+      127,
+      /the event item at offset \d+ nests arrays\/objects deeper than 127 levels/,
+    ],
+  ])('an event it would parse, nested %s', (_name, arrays, expected) => {
+    const payload = `{"message":"Script error.","extra":${'['.repeat(arrays)}${']'.repeat(arrays)}}`;
+    const parsed = parse(envelope({ dsn: DSN }, [{ header: { type: 'event' }, payload }]));
+    if (expected === 'dropped') expect(filter(parsed).items).toEqual([]);
+    else expect(() => filter(parsed)).toThrow(expected);
+  });
+
+  it('does not look at the nesting of an event it has no reason to parse', () => {
+    const payload = `{"message":"fine","extra":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const parsed = parse(envelope({ dsn: DSN }, [{ header: { type: 'event' }, payload }]));
+    expect(filter(parsed).items).toBe(parsed.items);
+  });
+
   it('builds client_report items and sums outcomes of whole dropped envelopes', () => {
     const item = clientReportItem([{ reason: 'filtered', category: 'error', quantity: 2 }], 1_700_000_000_000);
     expect(JSON.parse(item.payload.toString())).toEqual({

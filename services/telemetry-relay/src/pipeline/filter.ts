@@ -1,6 +1,8 @@
 import { type IgnoreRule, matchEvent } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
+import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
+import { RelayError } from './errors.ts';
 
 /**
  * Stage 4: drop error events an ignore rule matches (see @app/telemetry-rules for the exact matching rule), and the
@@ -8,7 +10,8 @@ import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
  * (with its screenshot), client reports, replays and unknown items are never touched.
  *
  * Only events whose raw bytes contain a rule literal are parsed (the prefilter is exact: it never changes the
- * outcome), so the common case costs a few memchr-like scans instead of a JSON.parse.
+ * outcome), so the common case costs a few memchr-like scans instead of a JSON.parse. An event to be parsed that
+ * nests deeper than Sentry's parser allows is refused before JSON.parse spends time on it: Sentry would drop it.
  */
 
 export interface Discarded {
@@ -33,6 +36,12 @@ export function createFilter(rules: readonly IgnoreRule[]): (envelope: Envelope)
     const droppedEvents: Array<{ item: EnvelopeItem; rule: string }> = [];
     for (const item of envelope.items) {
       if (item.type !== 'event' || rules.length === 0 || !mayMatch(item.payload)) continue;
+      if (exceedsDepth(item.payload, 0, item.payload.length, RELAY_MAX_JSON_DEPTH)) {
+        throw new RelayError(
+          'malformed',
+          `the event item at offset ${item.payload.byteOffset - envelope.bytes.byteOffset} nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`,
+        );
+      }
       let event: unknown;
       try {
         event = JSON.parse(item.payload.toString('utf8'));
