@@ -65,6 +65,9 @@ describe('fuzz', () => {
       '"type":"event"',
       '\u0000',
       '\\u0053',
+      '\\ud800',
+      '2.0',
+      ' ',
       'é',
     ];
     const statuses = new Map<number, number>();
@@ -106,6 +109,33 @@ describe('fuzz', () => {
     }
     expect(statuses.get(200)).toBeGreaterThan(50);
     expect(statuses.get(400)).toBeGreaterThan(50);
+    expect((await fetch(`${relay.url}/readyz`)).status).toBe(200);
+  });
+
+  it.each([
+    [
+      'a second dsn spelled \\u0064sn',
+      () => `{"dsn":"${dsn}","\\u0064sn":"http://fz@127.0.0.1:1/3"}\n{"type":"event"}\n{}`,
+      400,
+      /"dsn" appears more than once \(as "dsn" and "\\u0064sn"\)/,
+    ],
+    [
+      'a DSN key with broken percent-encoding',
+      () => `{"dsn":"http://fz%E0%A4%A@127.0.0.1:1/3"}\n{"type":"event"}\n{}`,
+      403,
+      /public key with a "%" not followed by two hex digits/,
+    ],
+    [
+      'an event to be filtered, nested 128 deep',
+      () => `{"dsn":"${dsn}"}\n{"type":"event"}\n{"message":"Script error.","x":${'['.repeat(127)}${']'.repeat(127)}}`,
+      400,
+      /the event item at offset \d+ nests arrays\/objects deeper than 127 levels/,
+    ],
+    ['CRLF line endings', () => `{"dsn":"${dsn}"}\r\n{"type":"event"}\r\n{}`, 400, /ends with "\\r"/],
+  ])('answers %s with a 4xx and its reason', async (_name, body, status, detail) => {
+    const response = await pool.request({ method: 'POST', path: '/monitoring', body: body() });
+    const answer = (await response.body.json()) as { error: string; detail: string };
+    expect([response.statusCode, answer.detail]).toEqual([status, expect.stringMatching(detail)]);
     expect((await fetch(`${relay.url}/readyz`)).status).toBe(200);
   });
 });
