@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Env, type EnvReader, readEnv, readServerConfig, type ServerConfig } from '@app/service-kit';
 import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
 import { type Dsn, parseDsn } from './envelope/dsn.ts';
+import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { containerMemoryLimit, defaultBudgetBytes } from './memory/limit.ts';
 import type { SpoolMode } from './upstream/delivery.ts';
 
@@ -31,6 +32,8 @@ export interface Config {
     maxEventItemBytes: number;
     maxItems: number;
     maxHeaderBytes: number;
+    maxItemHeaderBytes: number;
+    maxTotalHeaderBytes: number;
     bodyTimeoutMs: number;
     /** A compressed body may expand to at most this many times its size (beyond a 1 MiB floor). */
     maxDecompressionRatio: number;
@@ -146,7 +149,10 @@ export function loadConfig(env: Env): Config {
       maxEnvelopeBytes,
       maxEventItemBytes: reader.integer('MAX_EVENT_ITEM_BYTES', 1 * MiB, { min: 1024, max: 100 * MiB }),
       maxItems: reader.integer('MAX_ITEMS', 1000, { min: 1, max: 100_000 }),
+      // Relay's own parser reads the same lines: these bound the JSON work per envelope (see envelope/parse.ts).
       maxHeaderBytes: 64 * 1024,
+      maxItemHeaderBytes: DEFAULT_MAX_ITEM_HEADER_BYTES,
+      maxTotalHeaderBytes: DEFAULT_MAX_TOTAL_HEADER_BYTES,
       bodyTimeoutMs,
       maxDecompressionRatio: reader.integer('MAX_DECOMPRESSION_RATIO', 100, { min: 2, max: 100_000 }),
     },
