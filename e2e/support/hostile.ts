@@ -185,20 +185,6 @@ export async function attackFor(
   return results;
 }
 
-/** True when a TCP connection to host:port opens within `timeoutMs`. */
-export function canConnect(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: timeoutMs });
-    const done = (result: boolean) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
-}
-
 // ---- slow clients ---------------------------------------------------------------------------------------------
 
 export interface SlowClientOptions {

@@ -1,9 +1,12 @@
-// The relay's pod as the manifests define it (limits, liveness probe, ConfigMap), and what its container uses of
-// those limits: memory sampled from the container's cgroup, and its final state (OOM kill, restarts).
-import { existsSync, readFileSync } from 'node:fs';
+// The relay's pod as the manifests define it (limits, liveness probe, ConfigMap), and the relay image run the same
+// way in a container: at those limits, restarted when it dies as the kubelet would, reached at its own address.
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { StartedNetwork, StartedTestContainer } from 'testcontainers';
+import { Wait } from 'testcontainers';
 import { parse } from 'yaml';
-import { docker, repoRoot } from './containers.ts';
+import { createVolume, docker, HardenedContainer, removeVolume, repoRoot } from './containers.ts';
 
 const MiB = 1024 * 1024;
 
@@ -51,107 +54,129 @@ export function readRelayPod(): RelayPod {
   };
 }
 
-export interface MemoryReport {
-  samples: number;
-  /** Anonymous memory (heap, buffers): what cannot be reclaimed, and what an OOM kill is about. */
-  peakRssBytes: number;
-  /** Usage minus inactive page cache: the working set the kubelet and the dashboards report. */
-  peakWorkingSetBytes: number;
-  source: string;
-}
-
-export interface MemorySampler {
-  stop(): Promise<MemoryReport>;
-}
-
-const statValue = (stat: string, key: string) => Number(new RegExp(`^${key} (\\d+)$`, 'm').exec(stat)?.[1] ?? 0);
-
-/** Reads the container's cgroup from the host (v1 or v2, cgroupfs or systemd); undefined where neither exists. */
-function cgroupReader(id: string): (() => { rss: number; workingSet: number }) | undefined {
-  const v1 = `/sys/fs/cgroup/memory/docker/${id}/`;
-  const v2 = [`/sys/fs/cgroup/docker/${id}/`, `/sys/fs/cgroup/system.slice/docker-${id}.scope/`].find((dir) =>
-    existsSync(`${dir}memory.current`),
-  );
-  if (existsSync(`${v1}memory.stat`)) {
-    return () => {
-      const stat = readFileSync(`${v1}memory.stat`, 'utf8');
-      const usage = Number(readFileSync(`${v1}memory.usage_in_bytes`, 'utf8'));
-      return { rss: statValue(stat, 'total_rss'), workingSet: usage - statValue(stat, 'total_inactive_file') };
-    };
-  }
-  if (v2) {
-    return () => {
-      const stat = readFileSync(`${v2}memory.stat`, 'utf8');
-      const usage = Number(readFileSync(`${v2}memory.current`, 'utf8'));
-      return { rss: statValue(stat, 'anon'), workingSet: usage - statValue(stat, 'inactive_file') };
-    };
-  }
-  return undefined;
-}
-
-const DOCKER_UNITS: Record<string, number> = { B: 1, KiB: 1024, MiB: MiB, GiB: 1024 * MiB, kB: 1e3, MB: 1e6, GB: 1e9 };
-
-/**
- * Samples the container's memory every `everyMs` from its cgroup files on the host (cheap, exact); where those are
- * not visible, from `docker stats` (about one sample a second, working set only). Samples that fail while the
- * container restarts are skipped.
- */
-export function sampleMemory(containerId: string, everyMs = 250): MemorySampler {
-  const report: MemoryReport = { samples: 0, peakRssBytes: 0, peakWorkingSetBytes: 0, source: 'cgroup' };
-  const record = (rss: number, workingSet: number) => {
-    report.samples++;
-    report.peakRssBytes = Math.max(report.peakRssBytes, rss);
-    report.peakWorkingSetBytes = Math.max(report.peakWorkingSetBytes, workingSet);
-  };
-  let stopped = false;
-  // Chosen once: while the container restarts its cgroup directory is briefly gone, which is not a reason to
-  // change sources.
-  const read = cgroupReader(containerId);
-  if (!read) report.source = 'docker stats';
-  const loop = (async () => {
-    while (!stopped) {
-      if (read) {
-        try {
-          const { rss, workingSet } = read();
-          record(rss, workingSet);
-        } catch {
-          // the container is between two runs (restart) or gone
-        }
-      } else {
-        const usage = await docker(['stats', '--no-stream', '--format', '{{.MemUsage}}', containerId]).catch(() => '');
-        const match = /^([0-9.]+)([A-Za-z]+)/.exec(usage);
-        if (match) {
-          const bytes = Number(match[1]) * (DOCKER_UNITS[match[2] as string] ?? 1);
-          record(bytes, bytes);
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return report;
-    },
-  };
-}
-
 export interface ContainerState {
   running: boolean;
+  /** Exited for good: stopped, or its restart policy gave up (not between two restarts). */
+  exited: boolean;
+  /** Whether the last exit was an OOM kill (Docker keeps this after a restart). */
   oomKilled: boolean;
   exitCode: number;
+  /** Restarts by the restart policy since the container was last started by hand. */
   restartCount: number;
 }
 
 export async function containerState(id: string): Promise<ContainerState> {
-  const [running, oomKilled, exitCode, restartCount] = (
-    await docker(['inspect', '-f', '{{.State.Running}} {{.State.OOMKilled}} {{.State.ExitCode}} {{.RestartCount}}', id])
-  ).split(' ');
+  const format = '{{.State.Status}} {{.State.OOMKilled}} {{.State.ExitCode}} {{.RestartCount}}';
+  const [status, oomKilled, exitCode, restartCount] = (await docker(['inspect', '-f', format, id])).split(' ');
   return {
-    running: running === 'true',
+    running: status === 'running',
+    exited: status === 'exited' || status === 'dead',
     oomKilled: oomKilled === 'true',
     exitCode: Number(exitCode),
     restartCount: Number(restartCount),
   };
+}
+
+export interface PodRelay {
+  container(): StartedTestContainer;
+  /**
+   * host:port of a container port: the container's own address, as the kubelet and the ingress reach a pod (no
+   * userland docker-proxy copying every byte in between), or the mapped port where that address is not routable.
+   */
+  address(port: number): { host: string; port: number };
+  tunnelUrl(): string;
+  livenessUrl(): string;
+  state(): Promise<ContainerState>;
+  /** A relay that died, was restarted by its policy or does not answer liveness is replaced (empty spool). */
+  ensureAlive(): Promise<void>;
+  /** docker restart: SIGTERM, then the same container (and spool volume) starts again. */
+  restart(timeoutMs: number): Promise<string | undefined>;
+  stop(): Promise<void>;
+}
+
+export interface PodRelayOptions {
+  image: string;
+  network: StartedNetwork;
+  pod: RelayPod;
+  /** On top of the ConfigMap's environment. */
+  env: Record<string, string>;
+}
+
+export async function startPodRelay(options: PodRelayOptions): Promise<PodRelay> {
+  const { image, network, pod } = options;
+  const port = Number(pod.env.PORT ?? 3001);
+  const spool = pod.env.SPOOL_DIR ?? '/var/lib/telemetry-relay/spool';
+  let volume = '';
+  const start = async (): Promise<StartedTestContainer> => {
+    volume = await createVolume('relay-hostile-spool');
+    const builder = new HardenedContainer(image)
+      .withNetwork(network)
+      .withResourcesQuota({ memory: pod.memoryBytes / 1024 ** 3, cpu: pod.cpus })
+      .withEnvironment({ ...pod.env, ...options.env })
+      .withBindMounts([{ source: volume, target: spool, mode: 'rw' }])
+      .withExposedPorts(...new Set([port, pod.liveness.port]))
+      .withWaitStrategy(Wait.forHttp(pod.liveness.path, pod.liveness.port).forStatusCode(200))
+      .withStartupTimeout(30_000);
+    // No swap, as in a pod; and like the kubelet, Docker restarts a container that dies (a crash loop shows as
+    // restarts).
+    Object.assign((builder as unknown as { hostConfig: object }).hostConfig, {
+      MemorySwap: pod.memoryBytes,
+      RestartPolicy: { Name: 'on-failure', MaximumRetryCount: 5 },
+    });
+    return builder.start();
+  };
+  const stop = async () => {
+    await container.stop({ timeout: 1_000 }).catch(() => undefined);
+    await removeVolume(volume);
+  };
+  let container = await start();
+  const direct = await canConnect(container.getIpAddress(network.getName()), port);
+  process.stdout.write(`hostile: relay ${image}, reached ${direct ? 'at its container address' : 'by mapped ports'}\n`);
+
+  const relay: PodRelay = {
+    container: () => container,
+    address: (p) =>
+      direct
+        ? { host: container.getIpAddress(network.getName()), port: p }
+        : { host: container.getHost(), port: container.getMappedPort(p) },
+    tunnelUrl: () => url(relay.address(port), pod.env.TUNNEL_PATH ?? '/monitoring'),
+    livenessUrl: () => url(relay.address(pod.liveness.port), pod.liveness.path),
+    state: () => containerState(container.getId()),
+    async ensureAlive() {
+      const state = await relay.state();
+      const liveness = state.running
+        ? await fetch(relay.livenessUrl(), { signal: AbortSignal.timeout(2_000) }).then(
+            (response) => response.status,
+            () => 'no answer',
+          )
+        : 'not running';
+      if (liveness === 200 && state.restartCount === 0) return;
+      process.stdout.write(`hostile: replacing the relay (${JSON.stringify(state)}, liveness ${liveness})\n`);
+      await stop();
+      container = await start();
+    },
+    restart: (timeoutMs) =>
+      container.restart({ timeout: timeoutMs }).then(
+        () => undefined,
+        (error: Error) => error.message,
+      ),
+    stop,
+  };
+  return relay;
+}
+
+const url = ({ host, port }: { host: string; port: number }, path: string) => `http://${host}:${port}${path}`;
+
+/** True when a TCP connection to host:port opens within `timeoutMs`. */
+export function canConnect(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: timeoutMs });
+    const done = (result: boolean) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
 }
