@@ -1,8 +1,19 @@
-import { readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SpoolBodyLostError } from '../src/upstream/body-files.ts';
+import { fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
 import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/upstream/spool.ts';
 import { eventually, removeTempDirs, tempDir } from './helpers.ts';
 
@@ -181,3 +192,246 @@ describe('spool: large bodies in their own files', () => {
     await eventually(() => bodyFiles(dir).length === 0, 2000, 'the body file to be unlinked');
   });
 });
+
+describe('spool: leasing by bytes', () => {
+  const sized = (n: number, size: number) => ({ ...entry(n), body: Buffer.alloc(size, n) });
+  const spoolAll = async (spool: ReturnType<typeof openSpool>, items: SpoolEntry[]) => {
+    for (const item of items) {
+      const bodyFile = await spool.writeBody(item.body);
+      spool.insert([{ entry: item, leased: false, nextAttemptAt: 0, bodyFile }]);
+    }
+  };
+
+  it('leases oldest first and stops before the first row that does not fit; a body file costs its streaming window', async () => {
+    const spool = openSpool({ dir: tempDir('spool-'), sync: 'normal' });
+    // 10 KB, 20 MiB in a file, 30 KB, 5 KB
+    await spoolAll(spool, [sized(1, 10_000), sized(2, 20 * 1024 * 1024), sized(3, 30_000), sized(4, 5_000)]);
+    const lease = (maxBytes: number, maxRows = 10) => spool.lease({ now: Date.now(), maxRows, maxBytes });
+
+    expect(lease(9_999).rows).toEqual([]); // the oldest does not fit: nothing behind it jumps the queue
+    const first = lease(10_000 + STREAMED_BODY_BYTES + 29_999);
+    expect(first.rows.map((r) => [r.body?.[0] ?? r.bodyFile?.length, r.memoryBytes])).toEqual([
+      [1, 10_000],
+      [45, STREAMED_BODY_BYTES], // a file name; its 20 MiB are streamed, not held
+    ]);
+    expect(first.bytes).toBe(10_000 + STREAMED_BODY_BYTES);
+    expect(lease(100_000, 1).rows.map((r) => r.body?.[0])).toEqual([3]);
+    expect(spool.unleasedCount).toBe(1);
+    expect(lease(100_000).rows.map((r) => r.body?.[0])).toEqual([4]);
+    expect([spool.unleasedCount, spool.count]).toEqual([0, 4]);
+    spool.close();
+  });
+
+  it('deletes rows past their age and rows whose destination is refused instead of leasing them, with their files', async () => {
+    const dir = tempDir('spool-');
+    const spool = openSpool({ dir, sync: 'normal' });
+    const refused = 'http://gone@127.0.0.1:1/2';
+    await spoolAll(spool, [
+      { ...sized(1, 100_000), acceptedAt: 10 }, // expired, in a file
+      { ...entry(2), dsnKey: refused },
+      entry(3),
+      { ...sized(4, 100_000), dsnKey: refused }, // refused, in a file
+      entry(5),
+    ]);
+    const lease = spool.lease({
+      now: Date.now(),
+      maxRows: 10,
+      maxBytes: 1_000_000,
+      expireBefore: 1000,
+      isAllowed: ({ dsnKey }) => dsnKey !== refused,
+    });
+    expect([lease.rows.map((r) => r.body?.[0]), lease.expired, lease.notAllowed]).toEqual([[3, 5], 1, 2]);
+    expect([spool.count, spool.bytes, spool.unleasedCount]).toEqual([2, 8, 0]);
+    await eventually(() => readdirSync(join(dir, 'bodies')).length === 0, 2000, 'the files unlinked');
+    spool.close();
+  });
+
+  it('keeps unleasedCount exact through insert, lease, reschedule, remove, expire and reopen', () => {
+    const dir = tempDir('spool-');
+    const spool = openSpool({ dir, sync: 'normal' });
+    const [a, b, c] = spool.insert([
+      { entry: entry(1, 5), leased: true, nextAttemptAt: 0 },
+      { entry: entry(2), leased: false, nextAttemptAt: 0 },
+      { entry: entry(3), leased: false, nextAttemptAt: 50_000 },
+    ]) as [number, number, number];
+    expect(spool.unleasedCount).toBe(2);
+    expect(spool.leaseDue(1000, 10).map((r) => r.id)).toEqual([b]);
+    expect(spool.unleasedCount).toBe(1);
+    spool.reschedule(b, 1, 60_000);
+    spool.reschedule(b, 1, 60_000); // not leased any more: a no-op
+    expect(spool.unleasedCount).toBe(2);
+    spool.remove([c]);
+    expect(spool.unleasedCount).toBe(1);
+    expect(spool.expire(100)).toBe(1); // a, leased
+    expect([spool.count, spool.unleasedCount]).toEqual([1, 1]);
+    spool.insert([{ entry: entry(4), leased: true, nextAttemptAt: 0 }]);
+    spool.close();
+    const after = openSpool({ dir, sync: 'normal' });
+    expect([after.count, after.unleasedCount]).toEqual([2, 2]);
+    expect(a).toBeLessThan(b);
+    after.close();
+  });
+
+  it('deletes rows past maxAgeMs as it opens, before anything could lease them', async () => {
+    const dir = tempDir('spool-');
+    const before = openSpool({ dir, sync: 'normal' });
+    const old = sized(1, 100_000);
+    const bodyFile = await before.writeBody(old.body);
+    before.insert([
+      { entry: { ...old, acceptedAt: Date.now() - 7_200_000 }, leased: true, nextAttemptAt: 0, bodyFile },
+      { entry: { ...entry(2), acceptedAt: Date.now() }, leased: true, nextAttemptAt: 0 },
+    ]);
+    before.close();
+    const after = openSpool({ dir, sync: 'normal', maxAgeMs: 3_600_000 });
+    expect(after.recovered).toEqual({ lostRows: 0, orphanFiles: 0, expiredRows: 1 });
+    expect(after.leaseDue(Date.now(), 10).map((r) => r.body?.[0])).toEqual([2]);
+    await eventually(() => readdirSync(join(dir, 'bodies')).length === 0, 2000, 'the expired body file unlinked');
+    after.close();
+  });
+
+  it('opens a body file for streaming, with its header line rewritten when sent_at moves', async () => {
+    const spool = openSpool({ dir: tempDir('spool-'), sync: 'normal' });
+    const sentAt = '2026-01-01T00:00:00.000Z';
+    const body = Buffer.concat([
+      Buffer.from(`{"event_id":"x","sent_at":"${sentAt}"}\n{"type":"attachment","length":200000}\n`),
+      Buffer.alloc(200_000, 5),
+    ]);
+    await spoolAll(spool, [{ ...entry(1), body }]);
+    const [row] = spool.leaseDue(Date.now(), 1);
+    const read = async (heldMs: number) => {
+      const file = await spool.openBody(row as NonNullable<typeof row>, heldMs);
+      const chunks: Buffer[] = [];
+      for await (const chunk of fileBodyStream(file)) chunks.push(chunk as Buffer);
+      await file.handle.close();
+      return { bytes: Buffer.concat(chunks), length: file.length };
+    };
+    const asIs = await read(0);
+    expect([asIs.bytes.equals(body), asIs.length]).toEqual([true, body.length]);
+    const moved = await read(3_600_000);
+    const expected = body.toString('latin1').replace(sentAt, '2026-01-01T01:00:00.000Z');
+    expect([moved.bytes.toString('latin1') === expected, moved.length]).toEqual([true, expected.length]);
+    spool.close();
+  });
+});
+
+describe('spool: body file names come from the database and are not trusted', () => {
+  const UUID = '0b9cf4c6-5f0e-4a57-9c3b-6a1d2f4e8a10';
+  it.each([
+    ['a path out of the directory', '../../outside.envelope'],
+    ['an absolute path', '/etc/hostname'],
+    ['a name it never generates', 'notes.txt'],
+    ['a UUID name with a path after it', `${UUID}.envelope/../../outside.envelope`],
+  ])('a row naming %s counts as lost, and nothing outside bodies/ is read or unlinked', async (_case, name) => {
+    const dir = tempDir('spool-');
+    const outside = join(dir, 'outside.envelope');
+    writeFileSync(outside, 'x'.repeat(100_000));
+    const spool = openSpool({ dir, sync: 'normal' });
+    const [id] = spool.insert([{ entry: entry(1), leased: false, nextAttemptAt: 0 }]) as [number];
+    // Tampered while the spool is open (a second connection, as the sqlite3 tool would): reading it fails as lost.
+    const db = new DatabaseSync(join(dir, 'spool.sqlite'));
+    db.prepare('UPDATE envelopes SET body = ?, body_file = ?, body_size = 100000 WHERE id = ?').run(
+      Buffer.alloc(0),
+      name,
+      id,
+    );
+    db.close();
+    const [row] = spool.leaseDue(Date.now(), 1);
+    await expect(spool.openBody(row as NonNullable<typeof row>, 0)).rejects.toBeInstanceOf(SpoolBodyLostError);
+    await expect(spool.readBody(row as NonNullable<typeof row>)).rejects.toBeInstanceOf(SpoolBodyLostError);
+    spool.close();
+    // At the next start the row is dropped as lost; the file it names is left alone.
+    const after = openSpool({ dir, sync: 'normal' });
+    expect([after.recovered.lostRows, after.count]).toEqual([1, 0]);
+    after.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(outside)).toBe(true);
+  });
+
+  it('does not follow a symbolic link that has a body file name', async () => {
+    const dir = tempDir('spool-');
+    const spool = openSpool({ dir, sync: 'normal' });
+    const bodyFile = (await spool.writeBody(Buffer.alloc(100_000, 1))) as string;
+    spool.insert([
+      { entry: { ...entry(1), body: Buffer.alloc(100_000, 1) }, leased: false, nextAttemptAt: 0, bodyFile },
+    ]);
+    const target = join(dir, 'secret');
+    writeFileSync(target, Buffer.alloc(100_000, 2));
+    unlinkSync(join(dir, 'bodies', bodyFile));
+    symlinkSync(target, join(dir, 'bodies', bodyFile));
+    const [row] = spool.leaseDue(Date.now(), 1);
+    await expect(spool.readBody(row as NonNullable<typeof row>)).rejects.toThrow(/symbolic link/);
+    spool.close();
+    expect(openSpool({ dir, sync: 'normal' }).recovered.lostRows).toBe(1);
+  });
+});
+
+describe('spool directory', () => {
+  const unsafe = /SPOOL_UNSAFE|must belong to this user alone/;
+  it.each([
+    [
+      'a symbolic link',
+      (base: string) => {
+        symlinkSync(mkdir(join(base, 'real')), join(base, 'link'));
+        return join(base, 'link');
+      },
+    ],
+    [
+      'a file',
+      (base: string) => {
+        writeFileSync(join(base, 'file'), '');
+        return join(base, 'file');
+      },
+    ],
+    ['open to others', (base: string) => chmod(mkdir(join(base, 'open')), 0o755)],
+    ['open to its group', (base: string) => chmod(mkdir(join(base, 'group')), 0o770)],
+    [
+      "another user's",
+      (base: string) => {
+        if (process.getuid?.() !== 0) return '/'; // owned by root, not by this user
+        const dir = mkdir(join(base, 'theirs'));
+        chownSync(dir, 65534, 65534);
+        return dir;
+      },
+    ],
+    [
+      'inside a directory others may write to',
+      (base: string) => join(chmod(mkdir(join(base, 'shared')), 0o777), 'spool'),
+    ],
+  ])('private: refuses %s with SPOOL_UNSAFE', (_case, make) => {
+    const dir = make(tempDir('spool-'));
+    let error: (Error & { code?: string }) | undefined;
+    try {
+      openSpool({ dir, sync: 'normal', private: true }).close();
+    } catch (caught) {
+      error = caught as Error;
+    }
+    expect(error?.code).toBe('SPOOL_UNSAFE');
+    expect(error?.message).toMatch(unsafe);
+  });
+
+  it('private: creates a missing directory (and its parents) with mode 0700 and takes it', () => {
+    const base = tempDir('spool-');
+    const dir = join(base, 'telemetry-relay-test', 'spool');
+    openSpool({ dir, sync: 'normal', private: true }).close();
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(base, 'telemetry-relay-test')).mode & 0o777).toBe(0o700);
+    openSpool({ dir, sync: 'normal', private: true }).close(); // and again at the next start
+  });
+
+  it('not private: takes a group-writable directory (a Kubernetes volume with fsGroup), creates missing ones 0700', () => {
+    const base = tempDir('spool-');
+    openSpool({ dir: chmod(mkdir(join(base, 'volume')), 0o2775), sync: 'normal' }).close();
+    openSpool({ dir: join(base, 'new'), sync: 'normal' }).close();
+    expect(statSync(join(base, 'new')).mode & 0o777).toBe(0o700);
+  });
+});
+
+function mkdir(dir: string): string {
+  mkdirSync(dir);
+  return dir;
+}
+
+function chmod(dir: string, mode: number): string {
+  chmodSync(dir, mode);
+  return dir;
+}

@@ -27,14 +27,20 @@ export class SpoolUnsafeError extends Error {
  * change (or sticky ones, like /tmp, where nobody can rename another's entries).
  */
 export function prepareSpoolDir(dir: string, isPrivate: boolean): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const uid = process.getuid?.();
-  if (!isPrivate || uid === undefined) return; // no owners or modes to check (Windows)
   const path = resolve(dir);
   const unsafe = (why: string) =>
     new SpoolUnsafeError(
       `SPOOL_DIR ${path} ${why}; the default spool directory must belong to this user alone (uid ${uid}): remove it, or set SPOOL_DIR`,
     );
+  try {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (isPrivate && (code === 'EEXIST' || code === 'ENOTDIR')) throw unsafe('is not a directory');
+    throw error;
+  }
+  if (!isPrivate || uid === undefined) return; // no owners or modes to check (Windows)
   const own = lstatSync(path);
   if (own.isSymbolicLink()) throw unsafe('is a symbolic link');
   if (!own.isDirectory()) throw unsafe('is not a directory');

@@ -1,0 +1,527 @@
+import { randomUUID } from 'node:crypto';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { FastifyBaseLogger } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryBudget, type MemoryBudget } from '../src/memory/budget.ts';
+import { createMetrics, type RelayMetrics } from '../src/ops/metrics.ts';
+import { RateLimits } from '../src/pipeline/rate-limit.ts';
+import { createDelivery, type DeliveryOptions, type SpoolMode } from '../src/upstream/delivery.ts';
+import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
+import {
+  createForwarder,
+  type Forwarder,
+  type ForwardOutcome,
+  type ForwardResult,
+  type OutgoingBody,
+} from '../src/upstream/forward.ts';
+import { createOutage } from '../src/upstream/outage.ts';
+import { openSpool, type Spool, type SpoolEntry } from '../src/upstream/spool.ts';
+import { attachmentItem, envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
+
+let upstream: Awaited<ReturnType<typeof startCountingUpstream>>;
+beforeAll(async () => {
+  upstream = await startCountingUpstream();
+});
+afterAll(async () => {
+  await upstream?.close();
+  removeTempDirs();
+});
+
+const MiB = 1024 * 1024;
+const URL = 'http://127.0.0.1:9/api/1/envelope/';
+const DSN_KEY = 'http://k@127.0.0.1:9/1';
+
+// One registry for the file (each createMetrics starts Node's default collectors); reset before each case.
+const metrics = createMetrics({
+  spoolEnvelopes: () => 0,
+  spoolBytes: () => 0,
+  spoolOldestAgeSeconds: () => 0,
+  rateLimitsActive: () => 0,
+  memoryQueue: () => 0,
+  memoryBudget: () => 0,
+  memoryHeld: () => 0,
+});
+const counted = async (counter: RelayMetrics['spoolDropped'] | RelayMetrics['forwarded'], reason?: string) =>
+  (await counter.get()).values
+    .filter((v) => reason === undefined || (v.labels as { reason?: string }).reason === reason)
+    .reduce((sum, v) => sum + v.value, 0);
+
+describe('delivery: mode × upstream × memory × shutdown', () => {
+  type Health = 'up' | 'down' | 'coming back' | '429' | '4xx';
+  const answers: Record<Health, (call: number) => Answer> = {
+    up: () => 'delivered',
+    down: () => 'failed',
+    'coming back': (call) => (call < 3 ? 'failed' : 'delivered'),
+    '429': () => 'rate_limited',
+    '4xx': () => 'rejected',
+  };
+  const cases = (['durable', 'fast'] as const).flatMap((mode) =>
+    (['up', 'down', 'coming back', '429', '4xx'] as const).flatMap((health) =>
+      (['ample', 'short'] as const).flatMap((memory) =>
+        (['none', 'sends in flight'] as const).map((shutdown) => ({ mode, health, memory, shutdown })),
+      ),
+    ),
+  );
+
+  it.each(cases)('$mode, upstream $health, memory $memory, shutdown with $shutdown', async (c) => {
+    metrics.registry.resetMetrics();
+    const dir = tempDir('delivery-');
+    let spool = openSpool({ dir, sync: 'normal' });
+    const budget = watchedBudget(64 * MiB);
+    // With sends in flight: the first three calls get the health's answer, every later one hangs until shutdown.
+    const script = (call: number) =>
+      c.shutdown === 'sends in flight' && call >= 3 ? 'stall' : answers[c.health](call);
+    const forwarder = fakeForwarder(script, budget);
+    const delivery = createDelivery(deliveryOptions({ mode: c.mode, spool, forwarder, budget }));
+
+    // Short: a request in progress holds all of the budget but 1 KiB, less than any of these envelopes.
+    const request = c.memory === 'short' ? budget.limit - 1024 : 0;
+    if (request > 0) expect(budget.take(request)).toBe(true);
+    const ids = Array.from({ length: 8 }, (_, i) => `${c.mode === 'fast' ? 'f' : 'd'}${i}`.padEnd(32, '0'));
+    for (const [i, id] of ids.entries()) await delivery.accept(entry(id, i === 3 ? 150_000 : 0));
+    if (c.memory === 'short') {
+      // Nothing was held: every envelope waits on disk, and replay waits for memory.
+      expect([budget.used, delivery.memoryCount, spool.count]).toEqual([request, 0, ids.length]);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(forwarder.sent).toEqual([]);
+      budget.release(request);
+    }
+
+    if (c.shutdown === 'sends in flight') await eventually(() => forwarder.stalled > 0, 5000, 'a send in flight');
+    else if (c.health === 'down') await eventually(() => forwarder.sent.length >= 4, 5000, 'probes');
+    else await eventually(() => spool.count === 0 && delivery.memoryCount === 0, 5000, 'everything answered');
+    await delivery.close(30);
+    await forwarder.close(); // aborts what still hangs
+    await eventually(() => budget.used === 0, 2000, 'every charge released');
+    expect(budget.peak).toBeLessThanOrEqual(budget.limit);
+    expect(delivery.memoryCount).toBe(0);
+
+    spool.close();
+    spool = openSpool({ dir, sync: 'normal' });
+    const spooled = await Promise.all(
+      spool.leaseDue(Date.now() + 3_600_000, 100).map(async (row) => eventIdOf(await spool.readBody(row))),
+    );
+    spool.close();
+    const answered = (...outcomes: Answer[]) =>
+      forwarder.sent.filter((s) => outcomes.includes(s.answer)).map((s) => s.eventId);
+    const delivered = answered('delivered');
+    const dropped = answered('rate_limited', 'rejected');
+
+    // Never lost: each accepted envelope was delivered, dropped on upstream's word, or is in the spool.
+    expect(ids.filter((id) => !delivered.includes(id) && !dropped.includes(id) && !spooled.includes(id))).toEqual([]);
+    // Exactly once: nothing delivered twice, nothing left in the spool that upstream took.
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect([...delivered, ...dropped].filter((id) => spooled.includes(id))).toEqual([]);
+    expect(new Set(spooled).size).toBe(spooled.length);
+    // Order: first attempts go oldest first.
+    const firstAttempts = [...new Set(forwarder.sent.map((s) => s.eventId))];
+    expect(firstAttempts).toEqual(ids.slice(0, firstAttempts.length));
+    // Every body was charged to the budget while it was sent, and read whole.
+    for (const sent of forwarder.sent) {
+      expect(sent.usedAtSend).toBeGreaterThanOrEqual(sent.charge);
+      expect(sent.bytes.length).toBe(sent.declaredLength);
+    }
+    expect(await counted(metrics.forwarded)).toBe(delivered.length);
+    expect(await counted(metrics.spoolDropped, 'rate_limited')).toBe(answered('rate_limited').length);
+    expect(await counted(metrics.spoolDropped, 'rejected')).toBe(answered('rejected').length);
+
+    if (c.shutdown === 'none') {
+      const expected = {
+        up: { delivered: ids, dropped: [], spooled: [] },
+        'coming back': { delivered: ids, dropped: [], spooled: [] },
+        down: { delivered: [], dropped: [], spooled: ids },
+        '429': { delivered: [], dropped: ids, spooled: [] },
+        '4xx': { delivered: [], dropped: ids, spooled: [] },
+      }[c.health];
+      expect({ delivered: delivered.sort(), dropped: dropped.sort(), spooled: spooled.sort() }).toEqual(expected);
+    }
+  });
+});
+
+describe('delivery: replay re-checks what the spool holds', () => {
+  it('drops rows whose destination is no longer allowed, counted and logged once per batch', async () => {
+    metrics.registry.resetMetrics();
+    const spool = openSpool({ dir: tempDir('delivery-'), sync: 'normal' });
+    const removed = 'http://gone@127.0.0.1:9/2';
+    spool.insert(
+      ['a', 'b', 'c', 'd', 'e'].map((name, i) => ({
+        entry: { ...entry(name.padEnd(32, '0')), dsnKey: i % 2 === 0 ? removed : DSN_KEY, attempts: 2 },
+        leased: false,
+        nextAttemptAt: 0,
+      })),
+    );
+    const budget = createMemoryBudget(64 * MiB);
+    const forwarder = fakeForwarder(() => 'delivered', budget);
+    const { log, lines } = captureLog();
+    const delivery = createDelivery({
+      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget, log }),
+      concurrency: 10,
+      isAllowedDestination: ({ url, dsnKey }) => url === URL && dsnKey !== removed,
+    });
+    await eventually(() => spool.count === 0, 5000, 'the spool to be empty');
+    await delivery.close(100);
+    expect(forwarder.sent.map((s) => s.eventId[0])).toEqual(['b', 'd']);
+    expect(await counted(metrics.spoolDropped, 'not_allowed')).toBe(3);
+    expect(lines.filter((line) => line.fields.dropped !== undefined)).toEqual([
+      {
+        level: 'warn',
+        fields: { dropped: 3 },
+        msg: 'spooled envelopes dropped: the configuration no longer allows where they go',
+      },
+    ]);
+    spool.close();
+  });
+
+  it('drops rows past their age before leasing them, never sending them', async () => {
+    metrics.registry.resetMetrics();
+    const spool = openSpool({ dir: tempDir('delivery-'), sync: 'normal' });
+    const old = Date.now() - 10 * 60_000;
+    spool.insert([
+      { entry: { ...entry('old1'.padEnd(32, '0'), 100_000), acceptedAt: old }, leased: false, nextAttemptAt: 0 },
+      { entry: { ...entry('old2'.padEnd(32, '0')), acceptedAt: old }, leased: false, nextAttemptAt: 0 },
+      { entry: entry('new1'.padEnd(32, '0')), leased: false, nextAttemptAt: 0 },
+    ]);
+    const budget = createMemoryBudget(64 * MiB);
+    const forwarder = fakeForwarder(() => 'delivered', budget);
+    const delivery = createDelivery({
+      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
+      maxAgeMs: 60_000,
+    });
+    await eventually(() => spool.count === 0, 5000, 'the spool to be empty');
+    await delivery.close(100);
+    expect(forwarder.sent.map((s) => s.eventId.slice(0, 4))).toEqual(['new1']);
+    expect(await counted(metrics.spoolDropped, 'expired')).toBe(2);
+    spool.close();
+  });
+
+  it('streams a held body file with sent_at moved forward and every other byte unchanged', async () => {
+    const spool = openSpool({ dir: tempDir('delivery-'), sync: 'normal' });
+    const heldMs = 2 * 3_600_000;
+    const acceptedAt = Date.now() - heldMs;
+    const sentAt = new Date(acceptedAt - 150).toISOString();
+    const body = envelope({ event_id: 'ab'.repeat(16), sent_at: sentAt, dsn: 'x' }, [
+      eventItem(),
+      attachmentItem(Buffer.alloc(300_000, 7)),
+    ]);
+    const bodyFile = await spool.writeBody(body);
+    spool.insert([
+      { entry: { ...entry('ab'.repeat(16)), body, acceptedAt }, leased: false, nextAttemptAt: 0, bodyFile },
+    ]);
+    const budget = createMemoryBudget(64 * MiB);
+    const forwarder = fakeForwarder(() => 'delivered', budget);
+    const delivery = createDelivery({
+      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
+      maxAgeMs: 24 * 3_600_000,
+    });
+    await eventually(() => spool.count === 0, 5000, 'the replay');
+    await delivery.close(100);
+    const [sent] = forwarder.sent;
+    expect(sent?.fromFile).toBe(true);
+    const shifted = JSON.parse(sent?.bytes.toString('utf8', 0, sent.bytes.indexOf(0x0a)) ?? '').sent_at as string;
+    expect(Math.abs(Date.parse(shifted) - Date.now())).toBeLessThan(60_000);
+    expect(sent?.bytes.toString('latin1')).toBe(body.toString('latin1').replace(sentAt, shifted));
+    expect(sent?.declaredLength).toBe(sent?.bytes.length);
+    spool.close();
+  });
+});
+
+describe('replay within memory', () => {
+  it('after a crash with 30 leased 20 MiB envelopes, a restart replays them all through a 64 MiB budget', async () => {
+    const dir = tempDir('delivery-');
+    openSpool({ dir, sync: 'normal' }).close(); // the schema, as the crashed process left it
+    const size = 20 * MiB;
+    const acceptedAt = Date.now() - 2 * 3_600_000; // old enough to have sent_at moved: its header line is rewritten
+    const ids = Array.from({ length: 30 }, (_, i) => `${i}`.padStart(32, 'c'));
+    const db = new DatabaseSync(join(dir, 'spool.sqlite'));
+    const insert = db.prepare(
+      `INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size)
+       VALUES (?, ${Number.MAX_SAFE_INTEGER}, 1, ?, ?, '1', '{}', x'', ?, ?)`,
+    );
+    for (const id of ids) {
+      // Sparse files: a header line, then zeros up to 20 MiB (an attachment item's worth).
+      const name = `${randomUUID()}.envelope`;
+      const header = `{"event_id":"${id}","sent_at":"${new Date(acceptedAt).toISOString()}"}\n`;
+      const file = openSync(join(dir, 'bodies', name), 'w');
+      writeSync(file, header);
+      ftruncateSync(file, size);
+      closeSync(file);
+      insert.run(acceptedAt, upstream.url, DSN_KEY, name, size);
+    }
+    db.close();
+
+    const budget = watchedBudget(64 * MiB);
+    const spool = openSpool({ dir, sync: 'normal', maxAgeMs: 24 * 3_600_000 });
+    const forwarder = createForwarder({
+      connectionsPerOrigin: 64,
+      pipelining: 1,
+      connectTimeoutMs: 2000,
+      requestTimeoutMs: 30_000,
+    });
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }, 10);
+    const delivery = createDelivery({
+      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
+      concurrency: 256,
+      maxMemoryBytes: 32 * MiB,
+      maxAgeMs: 24 * 3_600_000,
+    });
+    try {
+      await eventually(() => spool.count === 0, 60_000, 'every envelope replayed');
+    } finally {
+      clearInterval(sampler);
+      await delivery.close(1000);
+      await forwarder.close();
+      spool.close();
+    }
+    const growth = rssPeak - rssBefore;
+    console.log(
+      `replayed 30 × 20 MiB: budget peak ${(budget.peak / MiB).toFixed(1)} MiB of 64, RSS grew ${(growth / MiB).toFixed(0)} MiB (peak ${(rssPeak / MiB).toFixed(0)} MiB)`,
+    );
+    expect(budget.peak).toBeLessThanOrEqual(64 * MiB);
+    expect(budget.used).toBe(0);
+    expect(growth).toBeLessThan(150 * MiB); // 30 bodies read whole would be 600 MiB
+    expect(upstream.received.map((r) => r.eventId).sort()).toEqual([...ids].sort());
+    for (const received of upstream.received) {
+      expect(received.bytes).toBe(received.contentLength);
+      expect(Math.abs(Date.parse(received.sentAt) - Date.now())).toBeLessThan(60_000); // moved forward two hours
+    }
+  }, 90_000);
+});
+
+describe('outage: backoff and probing', () => {
+  it.each([
+    // attempts, random, base 100, max 1000: equal jitter between half and all of min(max, base × 2^(attempts-1))
+    [1, 0, 50],
+    [1, 0.999, 100],
+    [3, 0.5, 300],
+    [10, 0, 500],
+    [10, 0.999, 1000],
+  ])('retry %i with random %f waits %i ms', (attempts, random, delay) => {
+    const outage = createOutage({
+      concurrency: 8,
+      retryBaseMs: 100,
+      retryMaxMs: 1000,
+      onDown: () => {},
+      onBack: () => {},
+      random: () => random,
+    });
+    expect(outage.retryDelay(attempts)).toBe(delay);
+  });
+
+  it('sends one probe at a time while down and tells once when it goes down and when it is back', () => {
+    const events: string[] = [];
+    const outage = createOutage({
+      concurrency: 8,
+      retryBaseMs: 100,
+      retryMaxMs: 1000,
+      onDown: (result, url) => events.push(`down ${result.status} ${url}`),
+      onBack: (result) => events.push(`back ${result.status}`),
+    });
+    const failed: ForwardResult = { outcome: 'failed', status: 503, limits: [] };
+    expect([outage.healthy, outage.sendLimit]).toEqual([true, 8]);
+    outage.failed(failed, URL);
+    outage.failed(failed, URL);
+    expect([outage.healthy, outage.sendLimit]).toEqual([false, 1]);
+    outage.answered({ outcome: 'rejected', status: 400, limits: [] });
+    outage.answered({ outcome: 'delivered', status: 200, limits: [] });
+    expect([outage.healthy, outage.sendLimit]).toEqual([true, 8]);
+    expect(events).toEqual([`down 503 ${URL}`, 'back 400']);
+  });
+});
+
+function entry(eventId: string, attachmentBytes = 0): SpoolEntry {
+  const items = [eventItem()];
+  if (attachmentBytes > 0) items.push(attachmentItem(Buffer.alloc(attachmentBytes, 1)));
+  return {
+    url: URL,
+    dsnKey: DSN_KEY,
+    project: '1',
+    headers: {},
+    body: envelope({ event_id: eventId, dsn: 'http://k@127.0.0.1:9/1' }, items),
+    acceptedAt: Date.now(),
+    attempts: 0,
+  };
+}
+
+function deliveryOptions(parts: {
+  mode: SpoolMode;
+  spool: Spool;
+  forwarder: Forwarder;
+  budget: MemoryBudget;
+  log?: FastifyBaseLogger;
+}): DeliveryOptions {
+  return {
+    ...parts,
+    rateLimits: new RateLimits(),
+    metrics,
+    log: parts.log ?? captureLog().log,
+    isAllowedDestination: () => true,
+    maxSpoolEnvelopes: 1000,
+    maxSpoolBytes: 100 * MiB,
+    maxAgeMs: 3_600_000,
+    maxMemoryBytes: MiB,
+    concurrency: 1,
+    retryBaseMs: 5,
+    retryMaxMs: 20,
+  };
+}
+
+/** What the fake upstream answers to one send; `stall` holds it until the forwarder is closed. */
+type Answer = ForwardOutcome | 'stall';
+
+interface Sent {
+  eventId: string;
+  answer: Answer;
+  /** The bytes upstream would have received (a file body read through its stream). */
+  bytes: Buffer;
+  /** The content-length the body declared. */
+  declaredLength: number;
+  fromFile: boolean;
+  /** Budget in use when the send started, and what delivery should have charged for this body. */
+  usedAtSend: number;
+  charge: number;
+}
+
+const RESULTS: Record<ForwardOutcome, ForwardResult> = {
+  delivered: { outcome: 'delivered', status: 200, limits: [] },
+  failed: { outcome: 'failed', status: 503, limits: [], detail: 'upstream is down' },
+  rate_limited: { outcome: 'rate_limited', status: 429, limits: [], detail: 'slow down' },
+  rejected: { outcome: 'rejected', status: 400, limits: [], detail: 'bad envelope' },
+};
+
+interface FakeForwarder extends Forwarder {
+  sent: Sent[];
+  /** Sends hanging on a `stall` answer. */
+  readonly stalled: number;
+}
+
+/** A Forwarder whose n-th send (from 0) gets `script(n)`; it reads every body, as upstream would. */
+function fakeForwarder(script: (call: number) => Answer, budget: MemoryBudget): FakeForwarder {
+  const sent: Sent[] = [];
+  const stalled = new Set<(result: ForwardResult) => void>();
+  return {
+    sent,
+    get stalled() {
+      return stalled.size;
+    },
+    async send(_url: string, body: OutgoingBody): Promise<ForwardResult> {
+      const fromFile = !Buffer.isBuffer(body);
+      const record: Sent = {
+        eventId: '',
+        answer: script(sent.length),
+        bytes: Buffer.alloc(0),
+        declaredLength: body.length,
+        fromFile,
+        usedAtSend: budget.used,
+        charge: fromFile ? Math.min(body.length, STREAMED_BODY_BYTES) : body.length,
+      };
+      sent.push(record);
+      record.bytes = Buffer.isBuffer(body) ? body : await readFileBody(body);
+      record.eventId = eventIdOf(record.bytes);
+      if (record.answer !== 'stall') return RESULTS[record.answer];
+      return new Promise<ForwardResult>((resolve) => stalled.add(resolve));
+    },
+    async close() {
+      for (const resolve of stalled) resolve({ outcome: 'failed', status: 'UND_ERR_DESTROYED', limits: [] });
+      stalled.clear();
+    },
+  };
+}
+
+async function readFileBody(body: FileBody): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of fileBodyStream(body)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function eventIdOf(body: Buffer): string {
+  const end = body.indexOf(0x0a);
+  return (JSON.parse(body.toString('utf8', 0, end === -1 ? body.length : end)) as { event_id: string }).event_id;
+}
+
+/** A budget that remembers the most it ever had taken. */
+function watchedBudget(limit: number): MemoryBudget & { readonly peak: number } {
+  const budget = createMemoryBudget(limit);
+  let peak = 0;
+  return {
+    limit,
+    get used() {
+      return budget.used;
+    },
+    get peak() {
+      return peak;
+    },
+    take(bytes) {
+      const taken = budget.take(bytes);
+      peak = Math.max(peak, budget.used);
+      return taken;
+    },
+    release(bytes) {
+      budget.release(bytes);
+    },
+  };
+}
+
+interface LogLine {
+  level: string;
+  fields: Record<string, unknown>;
+  msg: string;
+}
+
+/** A logger that keeps what it is given. */
+function captureLog(): { log: FastifyBaseLogger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at =
+    (level: string) =>
+    (fields: Record<string, unknown> | string, msg = '') =>
+      lines.push(typeof fields === 'string' ? { level, fields: {}, msg: fields } : { level, fields, msg });
+  const log = {
+    level: 'info',
+    fatal: at('fatal'),
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    trace: at('trace'),
+    silent: () => {},
+    child: () => log,
+  };
+  return { log: log as unknown as FastifyBaseLogger, lines };
+}
+
+/** A real upstream on loopback that reads each body as it comes and keeps only its header line and byte count. */
+async function startCountingUpstream() {
+  const received: Array<{ eventId: string; sentAt: string; bytes: number; contentLength: number }> = [];
+  const server = createServer((req, res) => {
+    let bytes = 0;
+    let head = '';
+    req.on('data', (chunk: Buffer) => {
+      if (bytes === 0 || !head.includes('\n')) head += chunk.toString('utf8', 0, Math.min(chunk.length, 1024));
+      bytes += chunk.length;
+    });
+    req.on('end', () => {
+      const header = JSON.parse(head.slice(0, head.indexOf('\n'))) as { event_id: string; sent_at: string };
+      received.push({
+        eventId: header.event_id,
+        sentAt: header.sent_at,
+        bytes,
+        contentLength: Number(req.headers['content-length']),
+      });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/api/1/envelope/`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
