@@ -16,7 +16,7 @@ const brotliMax = (input: Buffer | string) =>
   });
 
 /**
- * ≈125 bytes of brotli that expand to a valid envelope header and `items` item headers, each a 64 KiB line of
+ * ≈150 bytes of brotli that expand to a valid envelope header and `items` item headers, each a 64 KiB line of
  * `[` nested ≈32 000 deep inside a valid object (a length-0 attachment), i.e. ≈19 MiB of JSON to parse.
  */
 export function nestingBomb(dsn: string, eventId: string, items = 300): Body {
