@@ -1,14 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { shiftSentAt } from '../envelope/sent-at.ts';
 import type { MemoryBudget } from '../memory/budget.ts';
-import { labelled, type RelayMetrics } from '../ops/metrics.ts';
+import type { RelayMetrics } from '../ops/metrics.ts';
 import { RelayError } from '../pipeline/errors.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
-import { SpoolBodyLostError } from './body-files.ts';
-import type { FileBody } from './file-body.ts';
-import type { Forwarder, ForwardResult } from './forward.ts';
+import { type Attempt, createAttempts } from './attempt.ts';
+import type { Forwarder } from './forward.ts';
 import { createOutage } from './outage.ts';
-import type { Lease, Spool, SpoolEntry, SpoolRecord } from './spool.ts';
+import type { Lease, Spool, SpoolEntry } from './spool.ts';
 import { createSpoolWriter } from './spool-writer.ts';
 
 /**
@@ -25,9 +23,9 @@ import { createSpoolWriter } from './spool-writer.ts';
  * until sent, bodies replayed from the spool, and the window a body file is streamed through. When either is
  * short an accepted envelope waits on disk instead (never refused, never dropped), and replay waits.
  *
- * Failures and outages: outage.ts. Rate-limited (429) and rejected (4xx) envelopes are dropped and counted:
- * retrying would get the same answer. The spool is bounded by count and bytes (new envelopes are refused with 429
- * + Retry-After when it is full) and by age (older envelopes are dropped and counted, also before a replay).
+ * One send and its answer: attempt.ts; failures and outages: outage.ts; group commit: spool-writer.ts. The spool
+ * is bounded by count and bytes (new envelopes are refused with 429 + Retry-After when it is full) and by age
+ * (older envelopes are dropped and counted, also before a replay).
  */
 
 export type SpoolMode = 'durable' | 'fast';
@@ -63,11 +61,7 @@ export interface Delivery {
   close(timeoutMs: number): Promise<void>;
 }
 
-interface Job {
-  /** An accepted envelope (its body in memory), or a leased spool row (its body in memory or in a file). */
-  entry: SpoolEntry | SpoolRecord;
-  /** Spool row, when the envelope is on disk. */
-  id: number | undefined;
+interface Job extends Attempt {
   /** Bytes of the budget (and of maxMemoryBytes) held until the job ends. */
   charge: number;
   /** Fast mode: the envelope exists only in memory (it counts against the spool's bounds, spooled at shutdown). */
@@ -76,11 +70,9 @@ interface Job {
 
 const REPLAY_TICK_MS = 200;
 const EXPIRE_EVERY_MS = 30_000;
-/** Held longer than this, an envelope's sent_at is moved forward (Sentry corrects drift from 55 minutes). */
-const SHIFT_SENT_AT_AFTER_MS = 60_000;
 
 export function createDelivery(options: DeliveryOptions): Delivery {
-  const { spool, forwarder, metrics, log, mode, budget } = options;
+  const { spool, metrics, log, mode, budget } = options;
   const writer = createSpoolWriter(spool, log);
   const outage = createOutage({
     concurrency: options.concurrency,
@@ -106,91 +98,12 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Accepted envelopes to send now, in order. */
   const waiting: Job[] = [];
 
-  const upstreamRequests = labelled(metrics.upstreamRequests);
-  const upstreamDuration = labelled(metrics.upstreamDuration);
-  const forwarded = labelled(metrics.forwarded);
-
-  /** Books upstream's answer to one send: metrics, rate limits, the outage state, and the envelope's fate. */
-  const settle = async (job: Job, result: ForwardResult, started: number): Promise<void> => {
-    const { entry } = job;
-    upstreamRequests(result.outcome, String(result.status)).inc();
-    upstreamDuration(result.outcome).observe((performance.now() - started) / 1000);
-    if (result.limits.length > 0) options.rateLimits.update(entry.dsnKey, result.limits);
-
-    if (result.outcome === 'failed') {
-      // After shutdown kept its copies, an aborted send leaves nothing to do: the row is due again at the next
-      // start, or the copy of a fast-mode envelope was spooled.
-      if (abandoned) return;
-      outage.failed(result, entry.url);
-      const attempts = entry.attempts + 1;
-      const next = Date.now() + outage.retryDelay(attempts);
-      if (job.id !== undefined) spool.reschedule(job.id, attempts, next);
-      // Only accepted envelopes have no row, and they hold their body.
-      else await writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
-      return;
-    }
-    outage.answered(result);
-    if (job.id !== undefined) writer.ack(job.id);
-    if (result.outcome === 'delivered') {
-      forwarded(entry.project).inc();
-      return;
-    }
-    metrics.spoolDropped.inc({ reason: result.outcome });
-    log.warn(
-      { status: result.status, detail: result.detail, project: entry.project, outcome: result.outcome },
-      result.outcome === 'rate_limited'
-        ? 'upstream rate-limited an envelope; dropped'
-        : 'upstream rejected an envelope; dropped',
-    );
-  };
-  const heldFor = (entry: { acceptedAt: number }) => {
-    const held = Date.now() - entry.acceptedAt;
-    return held > SHIFT_SENT_AT_AFTER_MS ? held : 0;
-  };
-
-  /** Sends a body held in memory. */
-  const sendHeld = async (job: Job, body: Buffer): Promise<void> => {
-    const shift = heldFor(job.entry);
-    const started = performance.now();
-    const result = await forwarder.send(job.entry.url, shift > 0 ? shiftSentAt(body, shift) : body, job.entry.headers);
-    await settle(job, result, started);
-  };
-  /** Streams a leased row's body file (it stays leased while the file is opened). */
-  const sendFile = async (job: Job, row: SpoolRecord): Promise<void> => {
-    let body: FileBody;
-    try {
-      body = await spool.openBody(row, heldFor(row));
-    } catch (error) {
-      bodyUnavailable(row, error);
-      return;
-    }
-    const started = performance.now();
-    let result: ForwardResult;
-    try {
-      result = await forwarder.send(row.url, body, row.headers);
-    } finally {
-      await body.handle.close();
-    }
-    await settle(job, result, started);
-  };
-  const bodyUnavailable = (row: SpoolRecord, error: unknown) => {
-    if (error instanceof SpoolBodyLostError) {
-      if (spool.remove([row.id]) === 0) return; // expired meanwhile
-      metrics.spoolDropped.inc({ reason: 'lost' });
-      log.error({ err: error, project: row.project, acceptedAt: row.acceptedAt }, 'a spooled envelope was lost');
-      return;
-    }
-    // Unreadable for now (an I/O error, too many open files): it stays on disk and is tried again later.
-    spool.reschedule(row.id, row.attempts, Date.now() + outage.retryDelay(row.attempts + 1));
-    log.error({ err: error }, 'could not read a spooled envelope; retrying later');
-  };
+  const attempt = createAttempts({ ...options, writer, outage, abandoned: () => abandoned });
 
   /** Runs one job, counted against the concurrency and awaited by shutdown; its charge is released at the end. */
   const run = (job: Job) => {
     active++;
-    const { body } = job.entry;
-    const work = body === undefined ? sendFile(job, job.entry as SpoolRecord) : sendHeld(job, body);
-    const done = work
+    const done = attempt(job)
       .catch((error: unknown) => {
         log.error({ err: error }, 'delivering an envelope failed unexpectedly');
       })

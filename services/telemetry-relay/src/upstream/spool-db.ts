@@ -1,14 +1,36 @@
 import { DatabaseSync } from 'node:sqlite';
+import { STREAMED_BODY_BYTES } from './file-body.ts';
 
 /**
- * The spool's SQLite database (Node 24's built-in node:sqlite) in WAL mode: schema, pragmas and the migration of
- * spools written by older versions.
+ * The spool's SQLite database (Node 24's built-in node:sqlite) in WAL mode: schema, pragmas, the migration of
+ * spools written by older versions, and what a row is.
  *
  * synchronous=NORMAL (default): a committed envelope survives the process being killed (kill -9, OOM, crash), since
  * it is in the OS's page cache; a power loss may lose the last commits. synchronous=FULL fsyncs every commit.
  * Checkpoints run in a worker thread (checkpointer.ts); the automatic checkpoint stays on at 10 000 pages (40 MB)
  * as a backstop, should the worker ever fall behind.
  */
+
+export interface SpoolEntry {
+  url: string;
+  dsnKey: string;
+  project: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  acceptedAt: number;
+  attempts: number;
+}
+
+export interface SpoolRecord extends Omit<SpoolEntry, 'body'> {
+  id: number;
+  /** Body bytes, wherever they are. */
+  size: number;
+  /** The body, or undefined when it is in its own file (`openBody` streams it, `readBody` loads it). */
+  body: Buffer | undefined;
+  bodyFile: string | undefined;
+  /** Memory the row takes while it is sent: its body, or for a body file the window it is streamed through. */
+  memoryBytes: number;
+}
 
 /** `next_attempt_at` of a row being sent: `leaseDue` never offers it, and a restart makes it due again. */
 export const LEASED = Number.MAX_SAFE_INTEGER;
@@ -55,4 +77,40 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
     db.exec('ROLLBACK');
     throw error;
   }
+}
+
+/** A row's body bytes: file rows record them, blob rows (bodies up to the threshold) have them in the blob. */
+export const SIZE = 'coalesce(body_size, length(body))';
+/** What a row costs in memory while it is sent (SpoolRecord.memoryBytes). */
+export const MEMORY = `CASE WHEN body_file IS NULL THEN length(body) ELSE min(body_size, ${STREAMED_BODY_BYTES}) END`;
+
+/** An envelopes row as SELECT returns it, with `size` and `memory` computed. */
+export interface Row {
+  id: number;
+  accepted_at: number;
+  attempts: number;
+  url: string;
+  dsn_key: string;
+  project: string;
+  headers: string;
+  body: Uint8Array;
+  body_file: string | null;
+  size: number;
+  memory: number;
+}
+
+export function toRecord(row: Row): SpoolRecord {
+  return {
+    id: Number(row.id),
+    acceptedAt: Number(row.accepted_at),
+    attempts: Number(row.attempts),
+    url: row.url,
+    dsnKey: row.dsn_key,
+    project: row.project,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    size: Number(row.size),
+    body: row.body_file === null ? Buffer.from(row.body.buffer, row.body.byteOffset, row.body.byteLength) : undefined,
+    bodyFile: row.body_file ?? undefined,
+    memoryBytes: Number(row.memory),
+  };
 }

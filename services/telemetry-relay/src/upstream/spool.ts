@@ -2,10 +2,21 @@ import { join } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { openBodyFiles } from './body-files.ts';
 import { startCheckpointer } from './checkpointer.ts';
-import { type FileBody, STREAMED_BODY_BYTES } from './file-body.ts';
-import { inTransaction, LEASED, openSpoolDatabase } from './spool-db.ts';
+import type { FileBody } from './file-body.ts';
+import {
+  inTransaction,
+  LEASED,
+  MEMORY,
+  openSpoolDatabase,
+  type Row,
+  SIZE,
+  type SpoolEntry,
+  type SpoolRecord,
+  toRecord,
+} from './spool-db.ts';
 import { lockSpoolDir, prepareSpoolDir } from './spool-dir.ts';
 
+export type { SpoolEntry, SpoolRecord } from './spool-db.ts';
 export { SpoolInUseError, SpoolUnsafeError } from './spool-dir.ts';
 
 /**
@@ -22,27 +33,6 @@ export { SpoolInUseError, SpoolUnsafeError } from './spool-dir.ts';
  * no longer allowed are deleted on the way instead of being sent. A leased row has next_attempt_at = LEASED, so it
  * is never handed out twice; rows leased when the process died are due again at the next start.
  */
-
-export interface SpoolEntry {
-  url: string;
-  dsnKey: string;
-  project: string;
-  headers: Record<string, string>;
-  body: Buffer;
-  acceptedAt: number;
-  attempts: number;
-}
-
-export interface SpoolRecord extends Omit<SpoolEntry, 'body'> {
-  id: number;
-  /** Body bytes, wherever they are. */
-  size: number;
-  /** The body, or undefined when it is in its own file (`openBody` streams it, `readBody` loads it). */
-  body: Buffer | undefined;
-  bodyFile: string | undefined;
-  /** Memory the row takes while it is sent: its body, or for a body file the window it is streamed through. */
-  memoryBytes: number;
-}
 
 export interface SpoolInsert {
   entry: SpoolEntry;
@@ -82,9 +72,6 @@ export interface SpoolOptions {
 
 /** Bodies larger than this are stored in their own files (see above for the measurement). */
 export const BODY_FILE_THRESHOLD = 64 * 1024;
-/** A row's body bytes: file rows record them, blob rows (bodies up to the threshold) have them in the blob. */
-const SIZE = 'coalesce(body_size, length(body))';
-const MEMORY = `CASE WHEN body_file IS NULL THEN length(body) ELSE min(body_size, ${STREAMED_BODY_BYTES}) END`;
 
 export interface Spool {
   /** Rows in the spool and their body bytes (kept in memory, exact). */
@@ -119,20 +106,6 @@ export interface Spool {
   expire(before: number): number;
   oldestAcceptedAt(): number | undefined;
   close(): void;
-}
-
-interface Row {
-  id: number;
-  accepted_at: number;
-  attempts: number;
-  url: string;
-  dsn_key: string;
-  project: string;
-  headers: string;
-  body: Uint8Array;
-  body_file: string | null;
-  size: number;
-  memory: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -197,19 +170,6 @@ export function openSpool(options: SpoolOptions): Spool {
     files.remove(unlink);
     return result;
   };
-  const toRecord = (row: Row): SpoolRecord => ({
-    id: Number(row.id),
-    acceptedAt: Number(row.accepted_at),
-    attempts: Number(row.attempts),
-    url: row.url,
-    dsnKey: row.dsn_key,
-    project: row.project,
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    size: Number(row.size),
-    body: row.body_file === null ? Buffer.from(row.body.buffer, row.body.byteOffset, row.body.byteLength) : undefined,
-    bodyFile: row.body_file ?? undefined,
-    memoryBytes: Number(row.memory),
-  });
   const nothing: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
 
   const spool: Spool = {

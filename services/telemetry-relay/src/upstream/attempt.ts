@@ -1,0 +1,122 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { shiftSentAt } from '../envelope/sent-at.ts';
+import { labelled, type RelayMetrics } from '../ops/metrics.ts';
+import type { RateLimits } from '../pipeline/rate-limit.ts';
+import { SpoolBodyLostError } from './body-files.ts';
+import type { FileBody } from './file-body.ts';
+import type { Forwarder, ForwardResult } from './forward.ts';
+import type { Outage } from './outage.ts';
+import type { Spool, SpoolEntry, SpoolRecord } from './spool.ts';
+import type { SpoolWriter } from './spool-writer.ts';
+
+/**
+ * One attempt to deliver one envelope, and what upstream's answer means for it: delivered (its row acknowledged),
+ * dropped and counted (429, other 4xx: retrying would get the same answer), or failed (rescheduled with backoff,
+ * or spooled when it was only in memory; outage.ts learns of it). A body in memory is sent as it is; a spooled body
+ * file is streamed (file-body.ts). Either way an envelope held over a minute has its sent_at moved forward.
+ */
+export interface Attempt {
+  /** An accepted envelope (its body in memory), or a leased spool row (its body in memory or in a file). */
+  entry: SpoolEntry | SpoolRecord;
+  /** Its spool row, when it is on disk. */
+  id: number | undefined;
+}
+
+export interface AttemptOptions {
+  spool: Spool;
+  writer: SpoolWriter;
+  forwarder: Forwarder;
+  outage: Outage;
+  rateLimits: RateLimits;
+  metrics: RelayMetrics;
+  log: FastifyBaseLogger;
+  /** Shutdown has kept a copy of everything in flight: a failure then leaves nothing to do. */
+  abandoned(): boolean;
+}
+
+/** Held longer than this, an envelope's sent_at is moved forward (Sentry corrects drift from 55 minutes). */
+const SHIFT_SENT_AT_AFTER_MS = 60_000;
+
+export function createAttempts(options: AttemptOptions): (attempt: Attempt) => Promise<void> {
+  const { spool, writer, forwarder, outage, metrics, log } = options;
+  const upstreamRequests = labelled(metrics.upstreamRequests);
+  const upstreamDuration = labelled(metrics.upstreamDuration);
+  const forwarded = labelled(metrics.forwarded);
+
+  const settle = async (attempt: Attempt, result: ForwardResult, started: number): Promise<void> => {
+    const { entry, id } = attempt;
+    upstreamRequests(result.outcome, String(result.status)).inc();
+    upstreamDuration(result.outcome).observe((performance.now() - started) / 1000);
+    if (result.limits.length > 0) options.rateLimits.update(entry.dsnKey, result.limits);
+
+    if (result.outcome === 'failed') {
+      // Aborted at shutdown: the row is due again at the next start, or a copy of the envelope was spooled.
+      if (options.abandoned()) return;
+      outage.failed(result, entry.url);
+      const attempts = entry.attempts + 1;
+      const next = Date.now() + outage.retryDelay(attempts);
+      if (id !== undefined) spool.reschedule(id, attempts, next);
+      // Only accepted envelopes have no row, and they hold their body.
+      else await writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
+      return;
+    }
+    outage.answered(result);
+    if (id !== undefined) writer.ack(id);
+    if (result.outcome === 'delivered') {
+      forwarded(entry.project).inc();
+      return;
+    }
+    metrics.spoolDropped.inc({ reason: result.outcome });
+    log.warn(
+      { status: result.status, detail: result.detail, project: entry.project, outcome: result.outcome },
+      result.outcome === 'rate_limited'
+        ? 'upstream rate-limited an envelope; dropped'
+        : 'upstream rejected an envelope; dropped',
+    );
+  };
+  const heldFor = (entry: { acceptedAt: number }) => {
+    const held = Date.now() - entry.acceptedAt;
+    return held > SHIFT_SENT_AT_AFTER_MS ? held : 0;
+  };
+
+  const sendHeld = async (attempt: Attempt, body: Buffer): Promise<void> => {
+    const { entry } = attempt;
+    const shift = heldFor(entry);
+    const started = performance.now();
+    const result = await forwarder.send(entry.url, shift > 0 ? shiftSentAt(body, shift) : body, entry.headers);
+    await settle(attempt, result, started);
+  };
+  const sendFile = async (attempt: Attempt, row: SpoolRecord): Promise<void> => {
+    let body: FileBody;
+    try {
+      body = await spool.openBody(row, heldFor(row));
+    } catch (error) {
+      bodyUnavailable(row, error);
+      return;
+    }
+    const started = performance.now();
+    let result: ForwardResult;
+    try {
+      result = await forwarder.send(row.url, body, row.headers);
+    } finally {
+      await body.handle.close();
+    }
+    await settle(attempt, result, started);
+  };
+  const bodyUnavailable = (row: SpoolRecord, error: unknown) => {
+    if (error instanceof SpoolBodyLostError) {
+      if (spool.remove([row.id]) === 0) return; // expired meanwhile
+      metrics.spoolDropped.inc({ reason: 'lost' });
+      log.error({ err: error, project: row.project, acceptedAt: row.acceptedAt }, 'a spooled envelope was lost');
+      return;
+    }
+    // Unreadable for now (an I/O error, too many open files): it stays on disk and is tried again later.
+    spool.reschedule(row.id, row.attempts, Date.now() + outage.retryDelay(row.attempts + 1));
+    log.error({ err: error }, 'could not read a spooled envelope; retrying later');
+  };
+
+  return (attempt) => {
+    const { body } = attempt.entry;
+    return body === undefined ? sendFile(attempt, attempt.entry as SpoolRecord) : sendHeld(attempt, body);
+  };
+}
