@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CaptureServer, startCaptureServer } from '../src/index.ts';
@@ -91,5 +92,29 @@ describe('capture server', () => {
     expect((await post(envelope)).status).toBe(502);
     await fetch(`${capture.url}/__capture/envelopes`, { method: 'DELETE' });
     expect(capture.envelopes).toHaveLength(0);
+  });
+
+  it('reports large payloads by length and SHA-256, and summarizes a header it cannot write back', async () => {
+    const large = Buffer.alloc(100 * 1024, 7);
+    const deep = `{"type":"weird","x":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    await post(
+      Buffer.concat([
+        Buffer.from('{"dsn":"http://key1@127.0.0.1/1"}\n'),
+        Buffer.from(`{"type":"attachment","length":${large.length}}\n`),
+        large,
+        Buffer.from(`\n${deep}\n{}`),
+      ]),
+    );
+    const listed = (await (await fetch(`${capture.url}/__capture/envelopes`)).json()) as {
+      envelopes: Array<{ items: Array<Record<string, unknown>> }>;
+    };
+    const [attachmentItem, weird] = listed.envelopes[0]?.items ?? [];
+    expect(attachmentItem).toMatchObject({
+      type: 'attachment',
+      length: large.length,
+      sha256: createHash('sha256').update(large).digest('hex'),
+    });
+    expect(attachmentItem?.text).toBeUndefined();
+    expect(weird).toMatchObject({ type: 'weird', header: { type: 'weird', summarized: expect.any(String) } });
   });
 });
