@@ -198,9 +198,10 @@ http {
     SPOOL_MODE: mode,
     SPOOL_DIR: join(work, `spool-${mode}`),
     LOG_LEVEL: 'info',
-    // As the image runs it (Dockerfile): 8 MiB semi-spaces, one malloc arena.
+    // As the image runs it (Dockerfile): 8 MiB semi-spaces, one malloc arena, a fixed mmap threshold.
     NODE_OPTIONS: '--max-semi-space-size=8',
     MALLOC_ARENA_MAX: '1',
+    MALLOC_MMAP_THRESHOLD_: '262144',
   });
   const fastPort = await freePort();
   const durablePort = await freePort();
