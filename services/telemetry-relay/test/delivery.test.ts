@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
 import { createMemoryBudget, type MemoryBudget } from '../src/memory/budget.ts';
 import { createMetrics, type RelayMetrics } from '../src/ops/metrics.ts';
 import { RateLimits } from '../src/pipeline/rate-limit.ts';
 import { createDelivery, type DeliveryOptions, type SpoolMode } from '../src/upstream/delivery.ts';
+import { createDestinationCheck, type DestinationConfig } from '../src/upstream/destinations.ts';
 import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
 import {
   createForwarder,
@@ -31,7 +33,7 @@ afterAll(async () => {
 });
 
 const MiB = 1024 * 1024;
-const URL = 'http://127.0.0.1:9/api/1/envelope/';
+const TARGET_URL = 'http://127.0.0.1:9/api/1/envelope/';
 const DSN_KEY = 'http://k@127.0.0.1:9/1';
 
 // One registry for the file (each createMetrics starts Node's default collectors); reset before each case.
@@ -159,7 +161,7 @@ describe('delivery: replay re-checks what the spool holds', () => {
     const delivery = createDelivery({
       ...deliveryOptions({ mode: 'durable', spool, forwarder, budget, log }),
       concurrency: 10,
-      isAllowedDestination: ({ url, dsnKey }) => url === URL && dsnKey !== removed,
+      isAllowedDestination: ({ url, dsnKey }) => url === TARGET_URL && dsnKey !== removed,
     });
     await eventually(() => spool.count === 0, 5000, 'the spool to be empty');
     await delivery.close(100);
@@ -296,6 +298,51 @@ describe('replay within memory', () => {
   }, 90_000);
 });
 
+describe('destinations: where the current configuration lets a spooled envelope go', () => {
+  const dsn = (text: string) => parseDsn(text) as Dsn;
+  const shop = dsn('https://abc@o1.ingest.sentry.io/42');
+  const viewer = dsn('http://key@localhost:8969/1');
+  const upstreamUrl = new URL('https://relay.internal/api/42/envelope/');
+  it.each([
+    ['an allowed DSN to its endpoint', { allowedDsns: [shop] }, shop.key, envelopeEndpoint(shop), true],
+    [
+      'an allowed DSN to another URL',
+      { allowedDsns: [shop] },
+      shop.key,
+      'https://evil.example/api/42/envelope/',
+      false,
+    ],
+    [
+      'a DSN no longer allowed',
+      { allowedDsns: [dsn('https://def@o1.ingest.sentry.io/7')] },
+      shop.key,
+      envelopeEndpoint(shop),
+      false,
+    ],
+    [
+      'UPSTREAM_URL set: the DSN endpoint',
+      { allowedDsns: [shop], upstreamUrl },
+      shop.key,
+      envelopeEndpoint(shop),
+      false,
+    ],
+    ['UPSTREAM_URL set: UPSTREAM_URL', { allowedDsns: [shop], upstreamUrl }, shop.key, upstreamUrl.href, true],
+    ['a loopback DSN on an allowed port', { loopbackPorts: [8969] }, viewer.key, envelopeEndpoint(viewer), true],
+    ['a loopback DSN on another port', { loopbackPorts: [8970] }, viewer.key, envelopeEndpoint(viewer), false],
+    [
+      'a loopback DSN beside an allowlist',
+      { allowedDsns: [shop], loopbackPorts: [8969] },
+      viewer.key,
+      envelopeEndpoint(viewer),
+      false,
+    ],
+    ['a key that is not a DSN', { loopbackPorts: [8969] }, 'garbage', envelopeEndpoint(viewer), false],
+  ])('%s → %s', (_case, config: Partial<DestinationConfig>, dsnKey, url, allowed) => {
+    const check = createDestinationCheck({ allowedDsns: [], loopbackPorts: [], upstreamUrl: undefined, ...config });
+    expect(check({ url, dsnKey })).toBe(allowed);
+  });
+});
+
 describe('outage: backoff and probing', () => {
   it.each([
     // attempts, random, base 100, max 1000: equal jitter between half and all of min(max, base × 2^(attempts-1))
@@ -327,13 +374,13 @@ describe('outage: backoff and probing', () => {
     });
     const failed: ForwardResult = { outcome: 'failed', status: 503, limits: [] };
     expect([outage.healthy, outage.sendLimit]).toEqual([true, 8]);
-    outage.failed(failed, URL);
-    outage.failed(failed, URL);
+    outage.failed(failed, TARGET_URL);
+    outage.failed(failed, TARGET_URL);
     expect([outage.healthy, outage.sendLimit]).toEqual([false, 1]);
     outage.answered({ outcome: 'rejected', status: 400, limits: [] });
     outage.answered({ outcome: 'delivered', status: 200, limits: [] });
     expect([outage.healthy, outage.sendLimit]).toEqual([true, 8]);
-    expect(events).toEqual([`down 503 ${URL}`, 'back 400']);
+    expect(events).toEqual([`down 503 ${TARGET_URL}`, 'back 400']);
   });
 });
 
@@ -341,7 +388,7 @@ function entry(eventId: string, attachmentBytes = 0): SpoolEntry {
   const items = [eventItem()];
   if (attachmentBytes > 0) items.push(attachmentItem(Buffer.alloc(attachmentBytes, 1)));
   return {
-    url: URL,
+    url: TARGET_URL,
     dsnKey: DSN_KEY,
     project: '1',
     headers: {},
