@@ -129,7 +129,7 @@ export function createMetrics(gauges: {
     }),
     spoolDropped: new Counter({
       name: 'relay_envelopes_dropped_total',
-      help: 'Accepted envelopes given up: expired (older than SPOOL_MAX_AGE), rejected or rate-limited by upstream, lost (body file missing)',
+      help: 'Accepted envelopes given up: expired (older than SPOOL_MAX_AGE), rejected or rate-limited by upstream, lost (body file missing), not_allowed (destination no longer configured)',
       labelNames: ['reason'],
       registers,
     }),
