@@ -74,13 +74,17 @@ describe('readBody: encodings and limits', () => {
         { ...big, maxEnvelopeBytes: 20 * MiB },
         {
           hold: {
-            ...hold,
+            get bytes() {
+              return hold.bytes;
+            },
             grow: (n) => {
               const result = hold.grow(n);
               peak = Math.max(peak, hold.bytes);
               return result;
             },
-          } as Hold,
+            shrink: (n) => hold.shrink(n),
+            release: () => hold.release(),
+          } satisfies Hold,
         },
       ),
     );

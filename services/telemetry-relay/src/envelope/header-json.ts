@@ -16,7 +16,8 @@ export function readHeader(
   end: number,
   rules: FieldRules,
 ): Record<string, unknown> | string {
-  if (exceedsDepth(bytes, start, end, RELAY_MAX_JSON_DEPTH)) {
+  // A line shorter than the limit cannot open that many levels (most item header lines).
+  if (end - start > RELAY_MAX_JSON_DEPTH && exceedsDepth(bytes, start, end, RELAY_MAX_JSON_DEPTH)) {
     return `nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`;
   }
   const text = bytes.toString('utf8', start, end);

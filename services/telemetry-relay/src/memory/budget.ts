@@ -66,42 +66,52 @@ export function createClientShares(budget: MemoryBudget, perClient: number): Cli
     get clients() {
       return held.size;
     },
-    hold(client) {
-      let bytes = 0;
-      let released = false;
-      const setClient = (delta: number) => {
-        const next = (held.get(client) ?? 0) + delta;
-        if (next <= 0) held.delete(client);
-        else held.set(client, next);
-      };
-      return {
-        get bytes() {
-          return bytes;
-        },
-        grow(more) {
-          if (released) throw new Error('grow() on a released hold');
-          if ((held.get(client) ?? 0) + more > perClient) return 'client';
-          if (!budget.take(more)) return 'budget';
-          bytes += more;
-          setClient(more);
-          return undefined;
-        },
-        shrink(less) {
-          const amount = Math.min(less, bytes);
-          bytes -= amount;
-          budget.release(amount);
-          setClient(-amount);
-        },
-        release() {
-          if (released) return;
-          released = true;
-          if (bytes > 0) {
-            budget.release(bytes);
-            setClient(-bytes);
-            bytes = 0;
-          }
-        },
-      };
-    },
+    hold: (client) => new ClientHold(budget, perClient, held, client),
   };
+}
+
+/** A class rather than closures: one small object per request on the hot path. */
+class ClientHold implements Hold {
+  bytes = 0;
+  #released = false;
+  readonly #budget: MemoryBudget;
+  readonly #perClient: number;
+  readonly #held: Map<string, number>;
+  readonly #client: string;
+
+  constructor(budget: MemoryBudget, perClient: number, held: Map<string, number>, client: string) {
+    this.#budget = budget;
+    this.#perClient = perClient;
+    this.#held = held;
+    this.#client = client;
+  }
+
+  grow(more: number): Shortage | undefined {
+    if (this.#released) throw new Error('grow() on a released hold');
+    const current = this.#held.get(this.#client) ?? 0;
+    if (current + more > this.#perClient) return 'client';
+    if (!this.#budget.take(more)) return 'budget';
+    this.bytes += more;
+    this.#held.set(this.#client, current + more);
+    return undefined;
+  }
+
+  shrink(less: number): void {
+    const amount = Math.min(less, this.bytes);
+    this.bytes -= amount;
+    this.#budget.release(amount);
+    this.#give(amount);
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    if (this.bytes > 0) this.shrink(this.bytes);
+  }
+
+  #give(amount: number): void {
+    const next = (this.#held.get(this.#client) ?? 0) - amount;
+    if (next <= 0) this.#held.delete(this.#client);
+    else this.#held.set(this.#client, next);
+  }
 }
