@@ -170,20 +170,26 @@ describe('readBody: the memory budget', () => {
     expect(budget.used).toBe(0);
   });
 
-  it('answers 503 with Retry-After when the process budget is short, 429 when the client holds its share', async () => {
-    const budget = createMemoryBudget(2 * MiB);
-    const shares = createClientShares(budget, MiB);
-    const greedy = shares.hold('greedy');
-    expect(greedy.grow(MiB)).toBeUndefined();
-    const own = await caught(read(Readable.from([Buffer.alloc(1000)]), {}, big, shares.hold('greedy')));
-    expect([own?.statusCode, own?.code, own?.headers['retry-after']]).toEqual([429, 'client_overloaded', '5']);
+  it.each([
+    ['a small body of known length', { 'content-length': '1000' }],
+    ['a body of unknown length', {}],
+  ])(
+    'answers 503 with Retry-After when the process budget is short, 429 when the client holds its share (%s)',
+    async (_name, headers: Record<string, string>) => {
+      const budget = createMemoryBudget(2 * MiB);
+      const shares = createClientShares(budget, MiB);
+      const greedy = shares.hold('greedy');
+      expect(greedy.grow(MiB)).toBeUndefined();
+      const own = await caught(read(Readable.from([Buffer.alloc(1000)]), headers, big, shares.hold('greedy')));
+      expect([own?.statusCode, own?.code, own?.headers['retry-after']]).toEqual([429, 'client_overloaded', '5']);
 
-    const other = shares.hold('other');
-    expect(other.grow(MiB - 10)).toBeUndefined();
-    const full = await caught(read(Readable.from([Buffer.alloc(1000)]), {}, big, shares.hold('third')));
-    expect([full?.statusCode, full?.code, full?.headers['retry-after']]).toEqual([503, 'overloaded', '5']);
-    expect(full?.headers['x-sentry-rate-limits']).toBe('5::key:relay_overloaded');
-  });
+      const other = shares.hold('other');
+      expect(other.grow(MiB - 10)).toBeUndefined();
+      const full = await caught(read(Readable.from([Buffer.alloc(1000)]), headers, big, shares.hold('third')));
+      expect([full?.statusCode, full?.code, full?.headers['retry-after']]).toEqual([503, 'overloaded', '5']);
+      expect(full?.headers['x-sentry-rate-limits']).toBe('5::key:relay_overloaded');
+    },
+  );
 
   it('charges a decoder its window while it decodes, and gives it back when done', async () => {
     const budget = createMemoryBudget(64 * MiB);
@@ -234,6 +240,21 @@ describe('readBody: the envelope header line first', () => {
     const error = await pending; // resolves without the rest of the body ever being pushed
     expect(lines).toEqual(['{"dsn":"https://k@example.com/1"}']);
     expect(error?.code).toBe('dsn_not_allowed');
+  });
+
+  it('hands the header line of a small body of known length over at its end, and a refusal rejects it', async () => {
+    const text = '{"dsn":"https://k@example.com/1"}\n{"type":"event"}\n{}';
+    const lines: string[] = [];
+    const error = await caught(
+      readBody(Readable.from([Buffer.from(text)]), { 'content-length': String(text.length) }, big, {
+        hold: freeHold(),
+        onHeaderLine(line) {
+          lines.push(line.toString());
+          throw new RelayError('dsn_not_allowed', 'not this one');
+        },
+      }),
+    );
+    expect([lines, error?.code]).toEqual([['{"dsn":"https://k@example.com/1"}'], 'dsn_not_allowed']);
   });
 
   it.each([

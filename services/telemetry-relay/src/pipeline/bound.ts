@@ -3,6 +3,7 @@ import type { Hold } from '../memory/budget.ts';
 import { charge, createBodySink } from './body-sink.ts';
 import { type Decoder, encodingFor, HEAD_BYTES, SUPPORTED_ENCODINGS } from './decoders.ts';
 import { RelayError } from './errors.ts';
+import { readSmallBody, SMALL_BODY_BYTES } from './small-body.ts';
 
 /**
  * Stage 1: read the request body as bytes, bounded before and after decompression, in time and by the memory
@@ -57,6 +58,10 @@ export function readBody(
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
     body.resume();
     return refuse('too_large', `the body is ${declared} bytes; at most ${limits.maxBodyBytes} are accepted`);
+  }
+
+  if (!encoding && Number.isSafeInteger(declared) && declared > 0 && declared <= SMALL_BODY_BYTES) {
+    return readSmallBody(body, limits.timeoutMs, options);
   }
 
   return new Promise((resolve, reject) => {
