@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { CLOSE_BRACE, CR } from './bytes.ts';
 import { type FieldRules, fieldProblem } from './header-fields.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from './json-depth.ts';
 import { type JsonScan, members, scanJson } from './json-scan.ts';
@@ -53,8 +54,6 @@ export function readHeader(
   );
 }
 
-const CLOSE_BRACE = 0x7d;
-const CR = 0x0d;
 /** Reused: readHeader is synchronous, and its result is read before it is called again. */
 const SCAN: JsonScan = { members: 0, loneSurrogate: false, nonIntegerNumber: false, nonAscii: false };
 

@@ -1,15 +1,10 @@
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './bytes.ts';
+
 /**
  * Sentry's Relay reads envelope headers and event payloads with serde_json, whose recursion limit (128) refuses the
  * 128th array or object opened inside another: 127 levels pass.
  */
 export const RELAY_MAX_JSON_DEPTH = 127;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 /**
  * True when the JSON text in `bytes[start, end)` opens more than `maxDepth` arrays/objects inside one another.

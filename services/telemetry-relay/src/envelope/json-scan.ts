@@ -1,3 +1,16 @@
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  MINUS,
+  NINE,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  ZERO,
+} from './bytes.ts';
+
 /**
  * What JSON.parse lets through in a header line but Sentry's parser (serde_json into typed structs) does not:
  * a key given twice (JSON.parse keeps the last silently), a `\u` escape that is half of a surrogate pair, and an
@@ -17,13 +30,6 @@ export interface JsonScan {
   nonAscii: boolean;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const MINUS = 0x2d;
-const ZERO = 0x30;
-const NINE = 0x39;
-
 /** Scans JSON text that JSON.parse has accepted; writes into and returns `out`. */
 export function scanJson(bytes: Uint8Array, start: number, end: number, out: JsonScan): JsonScan {
   out.members = 0;
@@ -39,8 +45,8 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, out: Jso
     } else if (byte === MINUS || (byte >= ZERO && byte <= NINE)) {
       i = skipNumber(bytes, i, end, out);
     } else {
-      if (byte === 0x7b || byte === 0x5b) depth++;
-      else if (byte === 0x7d || byte === 0x5d) depth--;
+      if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
+      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
       else if (byte === COLON && depth === 1) out.members++;
       else if (byte >= 0x80) out.nonAscii = true;
       i++;

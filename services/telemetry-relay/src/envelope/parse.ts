@@ -1,4 +1,5 @@
 import { RelayError } from '../pipeline/errors.ts';
+import { NEWLINE } from './bytes.ts';
 import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
 import { readHeader } from './header-json.ts';
 import type { Envelope, EnvelopeHeader, EnvelopeItem } from './types.ts';
@@ -43,7 +44,6 @@ export const DEFAULT_MAX_TOTAL_HEADER_BYTES = 256 * 1024;
 export const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'user_report', 'security', 'check_in']);
 /** Relay-internal item types (`ItemType::is_internal`): Relay's envelope endpoint refuses them from clients. */
 export const INTERNAL_ITEM_TYPES: ReadonlySet<string> = new Set(['integration']);
-const NEWLINE = 0x0a;
 
 /**
  * The envelope header, from its line (without the newline) — what the body reader hands over as soon as the first

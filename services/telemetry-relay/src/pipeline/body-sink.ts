@@ -1,3 +1,4 @@
+import { NEWLINE } from '../envelope/bytes.ts';
 import type { Hold, Shortage } from '../memory/budget.ts';
 import { RelayError } from './errors.ts';
 
@@ -15,7 +16,6 @@ import { RelayError } from './errors.ts';
 const GROW_FROM = 256 * 1024;
 export const AHEAD_LIMIT = 64 * 1024 * 1024;
 let reservedAhead = 0;
-const NEWLINE = 0x0a;
 
 export interface BodySinkOptions {
   hold: Hold;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { NEWLINE } from '../envelope/bytes.ts';
 import type { Hold } from '../memory/budget.ts';
 import { charge } from './body-sink.ts';
 import { RelayError } from './errors.ts';
@@ -10,7 +11,6 @@ import { RelayError } from './errors.ts';
  * Every other body takes the general path in bound.ts.
  */
 export const SMALL_BODY_BYTES = 64 * 1024;
-const NEWLINE = 0x0a;
 
 export function readSmallBody(
   body: Readable,
