@@ -1,10 +1,12 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { precompress } from './build/precompress.ts';
 
 // One config, two builds: `vite build` (browser: hashed chunks + manifest in dist/client) and `vite build --ssr`
 // (the server bundle in dist/server: main.js, and instrument.js for `node --import`).
 export default defineConfig(({ isSsrBuild }) => ({
-  plugins: [react()],
+  // The browser build also writes .br and .gz beside each asset (served as they are, see server/static-assets.ts).
+  plugins: isSsrBuild ? [react()] : [react(), precompress()],
   // Sentry's documented tree-shaking flags: no debug logging code in the bundle.
   define: { __SENTRY_DEBUG__: 'false' },
   build: isSsrBuild

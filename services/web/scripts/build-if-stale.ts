@@ -19,6 +19,7 @@ try {
 const sources = Math.max(
   newest(join(root, 'src')),
   newest(join(root, 'vite.config.ts')),
+  newest(join(root, 'build')),
   newest(join(root, 'package.json')),
 );
 if (builtAt < sources) {

@@ -21,7 +21,7 @@ describe('documents and page data from one URL', () => {
     const res = await app.inject({ url: '/catalog' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers.vary).toBe('X-Page-Data');
+    expect(res.headers.vary).toBe('X-Page-Data, Accept-Encoding');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toMatch(/^<!DOCTYPE html>/);
     expect(res.body).toContain('<h1>Catalog</h1>');
@@ -35,7 +35,7 @@ describe('documents and page data from one URL', () => {
     const res = await app.inject({ url: '/catalog?q=lamp', headers: pageData('catalog-list') });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(res.headers.vary).toBe('X-Page-Data');
+    expect(res.headers.vary).toBe('X-Page-Data, Accept-Encoding');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-page-data']).toBe('1');
     const body = res.json();

@@ -76,7 +76,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       .send(`${SERVER_ERROR_TEXT}\nDigest: ${digest}\n`);
   });
   registerSecurityHeaders(app, { dev: options.dev ?? false });
-  if (options.clientDir) await app.register(staticAssets, { root: options.clientDir });
+  if (options.clientDir) await app.register(staticAssets, { root: options.clientDir, compression: config.compression });
   if (config.tunnelPath && config.tunnelTarget) {
     await app.register(tunnelProxy, { path: config.tunnelPath, target: config.tunnelTarget });
   }
@@ -115,6 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     allowedOrigins: config.allowedOrigins,
     metrics,
     appName: APP_NAME,
+    compression: config.compression,
   });
   return { ...service, metrics, ...(metricsApp ? { metricsApp } : {}) };
 }

@@ -19,6 +19,8 @@ export interface Config {
   diagnostics: boolean;
   /** Serve /metrics on this port instead of the main one; undefined = main port. */
   metricsPort: number | undefined;
+  /** Compress responses here (precompressed assets, documents and page data on the fly); off when an edge does. */
+  compression: boolean;
   /** Log one successful request in this many (every response with status >= 400 is logged). */
   logSampleEvery: number;
 }
@@ -60,6 +62,13 @@ export function loadConfig(env: Env): Config {
         : `must list origins such as https://example.com (got ${JSON.stringify(origin)})`,
     );
   }
+  const compressionText = reader.string('COMPRESSION', 'on');
+  reader.check(
+    'COMPRESSION',
+    compressionText === 'on' || compressionText === 'off'
+      ? undefined
+      : `must be "on" or "off" (got ${JSON.stringify(compressionText)})`,
+  );
   const metricsPort = reader.optionalString('METRICS_PORT')
     ? reader.integer('METRICS_PORT', 0, { min: 1, max: 65535 })
     : undefined;
@@ -76,6 +85,7 @@ export function loadConfig(env: Env): Config {
     allowedOrigins,
     diagnostics: reader.boolean('DIAGNOSTICS', false),
     metricsPort,
+    compression: compressionText !== 'off',
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 100, { min: 1, max: 1_000_000 }),
   };
   reader.done();

@@ -20,6 +20,7 @@ import {
   serverFailure,
 } from '../framework/page-data-protocol.ts';
 import type { Assets } from './assets.ts';
+import { compressResponses } from './compression.ts';
 import type { Metrics } from './metrics.ts';
 import { checkOrigin } from './origin-check.ts';
 import { renderDocument } from './render-document.tsx';
@@ -33,6 +34,8 @@ export interface PagesOptions {
   allowedOrigins: readonly string[];
   metrics: Metrics;
   appName: string;
+  /** Compress documents and page data on the fly (see compression.ts). */
+  compression: boolean;
 }
 
 /** Form posts only; anything bigger is refused with 413 before an action sees it. */
@@ -43,6 +46,7 @@ type Kind = 'document' | 'page-data' | 'action';
 export async function pages(app: FastifyInstance, options: PagesOptions): Promise<void> {
   const handler = createStaticHandler(options.routes);
   const rootId = handler.dataRoutes[0]?.id ?? 'root';
+  if (options.compression) compressResponses(app);
 
   // Actions take url-encoded or multipart forms (anything else is 415); the body stays a buffer for the Request.
   app.removeAllContentTypeParsers();
