@@ -3,14 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   type K8sObject,
-  overlays,
   parseManifests,
+  renderings,
   renderOverlay,
   schemaProblems,
   typeProblems,
 } from './support/manifests.ts';
 
-describe.each(overlays)('overlay %s', (overlay) => {
+describe.each(renderings)('overlay %s', (overlay) => {
   let objects: K8sObject[] = [];
 
   it('renders with kubectl kustomize', async () => {
@@ -19,12 +19,16 @@ describe.each(overlays)('overlay %s', (overlay) => {
     for (const kind of ['Deployment', 'StatefulSet', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget']) {
       expect(kinds, kind).toContain(kind);
     }
-    for (const kind of ['Ingress', 'NetworkPolicy', 'ConfigMap', 'PodMonitor', 'PrometheusRule', 'Namespace']) {
+    for (const kind of ['NetworkPolicy', 'ConfigMap', 'PodMonitor', 'PrometheusRule']) {
       expect(kinds, kind).toContain(kind);
     }
+    const edge = overlay === 'ingress' ? ['Ingress'] : ['HTTPRoute', 'BackendTrafficPolicy', 'Namespace'];
+    for (const kind of edge) expect(kinds, kind).toContain(kind);
+    // The parameters ConfigMap is local-config: its values are copied into objects, it is never applied.
+    expect(objects.map((o) => o.metadata.name)).not.toContain('ssr-telemetry-parameters');
   });
 
-  it('passes schema validation (kubernetes-models, prometheus-operator CRDs included)', async () => {
+  it('passes schema validation (kubernetes-models; prometheus-operator, Gateway API and Envoy Gateway CRDs)', async () => {
     expect(await schemaProblems(objects)).toEqual([]);
   });
 
@@ -65,12 +69,34 @@ spec:
       rules: [{ alert: A, expr: 1, for: 5 }]
 `);
 
+  const brokenEdge = parseManifests(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: route }
+spec:
+  rules:
+    - matches: [{ path: { type: PathPrefixx, value: / } }]
+      backendRefs: [{ name: web, port: 80 }]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: { name: limits }
+spec:
+  targetRefs: [{ group: gateway.networking.k8s.io, kind: HTTPRoute, name: route }]
+  rateLimit:
+    local:
+      rules: [{ limit: { requests: 10, unit: Seconds } }]
+  requestBufer: { limit: 1Mi }
+`);
+
   it('schema validation rejects a wrong type, a missing required field, a bad enum and a bad CRD', async () => {
-    const problems = await schemaProblems(broken);
+    const problems = await schemaProblems([...broken, ...brokenEdge]);
     expect(problems.join('\n')).toMatch(/Deployment broken.*replicas must be integer/s);
     expect(problems.join('\n')).toMatch(/containers\/0 must have required property name/);
     expect(problems.join('\n')).toMatch(/Ingress typo.*pathType/s);
     expect(problems.join('\n')).toMatch(/PrometheusRule rules/);
+    expect(problems.join('\n')).toMatch(/HTTPRoute route.*(PathPrefixx|type)/s);
+    expect(problems.join('\n')).toMatch(/BackendTrafficPolicy limits.*(additional properties|unit)/s);
   });
 
   it('the type check rejects a misspelled field the schemas allow', async () => {

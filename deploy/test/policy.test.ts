@@ -1,14 +1,13 @@
 // Deployment policy, checked on the rendered overlays: what every workload must have to run safely, scale and
 // shut down without losing requests. Each rule names the object that breaks it.
 
-import { readFileSync } from 'node:fs';
 import type { Deployment, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { HorizontalPodAutoscaler } from 'kubernetes-types/autoscaling/v2.js';
 import type { ConfigMap, Container, PodSpec, Service } from 'kubernetes-types/core/v1.js';
-import type { Ingress, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
+import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type K8sObject, type Overlay, ofKind, overlays, renderOverlay, repoRoot } from './support/manifests.ts';
+import { type K8sObject, ofKind, type Rendering, renderings, renderOverlay } from './support/manifests.ts';
 
 type Workload = (Deployment | StatefulSet) & K8sObject;
 
@@ -28,7 +27,7 @@ function containersOf(workload: Workload): Container[] {
   return [...spec.containers, ...(spec.initContainers ?? [])];
 }
 
-describe.each(overlays)('policy, overlay %s', (overlay: Overlay) => {
+describe.each(renderings)('policy, overlay %s', (overlay: Rendering) => {
   let objects: K8sObject[];
   let workloads: Workload[];
   beforeAll(async () => {
@@ -171,18 +170,6 @@ describe.each(overlays)('policy, overlay %s', (overlay: Overlay) => {
     }
   });
 
-  it('routes /monitoring to the relay and everything else to web, on one host', () => {
-    const [ingress, ...more] = ofKind<Ingress>(objects, 'Ingress');
-    expect(more).toEqual([]);
-    const rules = ingress?.spec?.rules ?? [];
-    expect(rules).toHaveLength(1);
-    const paths = rules[0]?.http?.paths.map((p) => [p.path, p.pathType, p.backend.service?.name]);
-    expect(paths).toEqual([
-      ['/monitoring', 'Prefix', 'telemetry-relay'],
-      ['/', 'Prefix', 'web'],
-    ]);
-  });
-
   it('scrapes both services on their metrics port', () => {
     const monitors = objects.filter((o) => o.kind === 'PodMonitor') as (K8sObject & {
       spec: { selector: { matchLabels?: Record<string, string> }; podMetricsEndpoints: { port?: string }[] };
@@ -207,7 +194,7 @@ describe('environment differences', () => {
     }
   });
 
-  it('prod pins images to a release tag or digest, runs at least 3 of each, and terminates TLS', async () => {
+  it('prod pins images to a release tag or digest and runs at least 3 of each', async () => {
     const objects = await renderOverlay('prod');
     const workloads = [...ofKind<Deployment>(objects, 'Deployment'), ...ofKind<StatefulSet>(objects, 'StatefulSet')];
     for (const w of workloads) {
@@ -219,51 +206,6 @@ describe('environment differences', () => {
     for (const hpa of ofKind<HorizontalPodAutoscaler>(objects, 'HorizontalPodAutoscaler')) {
       expect(hpa.spec?.minReplicas, hpa.metadata.name).toBeGreaterThanOrEqual(3);
       expect(hpa.spec?.maxReplicas, hpa.metadata.name).toBeGreaterThan(hpa.spec?.minReplicas ?? 0);
-    }
-    expect(ofKind<Ingress>(objects, 'Ingress')[0]?.spec?.tls?.length).toBe(1);
-  });
-});
-
-describe('alerts', () => {
-  it('link every alert to its runbook paragraph in the README, and give each a severity', async () => {
-    const objects = await renderOverlay('prod');
-    const readme = readFileSync(`${repoRoot}README.md`, 'utf8');
-    const anchors = new Set(
-      [...readme.matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
-        m[1]
-          ?.toLowerCase()
-          .replace(/[^a-z0-9 -]/g, '')
-          .replaceAll(' ', '-'),
-      ),
-    );
-    const rules = objects
-      .filter((o) => o.kind === 'PrometheusRule')
-      .flatMap(
-        (o) =>
-          (
-            o.spec as {
-              groups: {
-                rules: { alert?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[];
-              }[];
-            }
-          ).groups,
-      )
-      .flatMap((g) => g.rules)
-      .filter((r) => r.alert);
-    expect(rules.map((r) => r.alert)).toEqual(
-      expect.arrayContaining([
-        'TelemetryRelaySpoolGrowing',
-        'TelemetryRelaySpoolOld',
-        'TelemetryRelayUpstreamErrors',
-        'TelemetryRelayRejectedSpike',
-        'WebHigh5xxRate',
-        'WebHighLatency',
-      ]),
-    );
-    for (const rule of rules) {
-      expect(rule.labels?.severity, rule.alert).toMatch(/^(warning|critical)$/);
-      const anchor = rule.annotations?.runbook_url?.split('#')[1];
-      expect(anchors.has(anchor), `${rule.alert}: README heading for #${anchor}`).toBe(true);
     }
   });
 });

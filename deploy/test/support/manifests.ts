@@ -2,9 +2,10 @@
 // shared notes, ci-feasibility §6): JSON-schema validation (kubernetes-models: types, enums, required fields) and a
 // strict TypeScript check against kubernetes-types (excess-property checks catch misspelled fields the schemas allow).
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { Ajv } from 'ajv';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { parseAllDocuments } from 'yaml';
 
@@ -13,6 +14,10 @@ export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const k8sDir = fileURLToPath(new URL('../../k8s/', import.meta.url));
 export const overlays = ['dev', 'prod'] as const;
 export type Overlay = (typeof overlays)[number];
+/** What the tests render: both environments, and the Ingress edge (a test overlay: base + components/ingress). */
+export const renderings = [...overlays, 'ingress'] as const;
+export type Rendering = (typeof renderings)[number];
+const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /** A rendered Kubernetes object; `ofKind` gives it its kubernetes-types type once the kind is known. */
 export interface K8sObject {
@@ -47,20 +52,44 @@ export function parseManifests(text: string): K8sObject[] {
   return objects;
 }
 
-export async function renderOverlay(overlay: Overlay): Promise<K8sObject[]> {
-  return parseManifests(await kustomize(`${k8sDir}overlays/${overlay}`));
+export async function renderOverlay(overlay: Rendering): Promise<K8sObject[]> {
+  const path = overlay === 'ingress' ? `${fixtures}ingress-overlay` : `${k8sDir}overlays/${overlay}`;
+  return parseManifests(await kustomize(path));
 }
 
 export const describeObject = (o: K8sObject) => `${o.kind} ${o.metadata?.name} (${o.apiVersion})`;
 
+type Model = new (data: unknown) => { validate(): void };
+
+/** Envoy Gateway's CRDs have no model package: a vendored JSON schema (fixtures/schemas, source noted inside). */
+const vendoredSchemas: Record<string, string> = {
+  'gateway.envoyproxy.io/v1alpha1 BackendTrafficPolicy': 'envoy-gateway-backendtrafficpolicy.json',
+};
+
+function vendoredModel(file: string): Model {
+  const validate = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync(`${fixtures}schemas/${file}`, 'utf8')));
+  return class {
+    readonly data: unknown;
+    constructor(data: unknown) {
+      this.data = data;
+    }
+    validate() {
+      if (!validate(this.data)) {
+        throw new Error(validate.errors?.map((e) => `${e.instancePath} ${e.message}`).join('; '));
+      }
+    }
+  };
+}
+
 /** The model module for an apiVersion: core and built-in groups from kubernetes-models, the CRDs we use from theirs. */
-async function modelFor(
-  apiVersion: string,
-  kind: string,
-): Promise<(new (data: unknown) => { validate(): void }) | undefined> {
+async function modelFor(apiVersion: string, kind: string): Promise<Model | undefined> {
+  const vendored = vendoredSchemas[`${apiVersion} ${kind}`];
+  if (vendored) return vendoredModel(vendored);
   const module = apiVersion.startsWith('monitoring.coreos.com/')
     ? `@kubernetes-models/prometheus-operator/${apiVersion}`
-    : `kubernetes-models/${apiVersion}`;
+    : apiVersion.startsWith('gateway.networking.k8s.io/')
+      ? `@kubernetes-models/gateway-api/${apiVersion}`
+      : `kubernetes-models/${apiVersion}`;
   try {
     return (await import(module))[kind];
   } catch {
@@ -86,10 +115,17 @@ export async function schemaProblems(objects: K8sObject[]): Promise<string[]> {
   return problems;
 }
 
-/** Where a kind's TypeScript type lives: kubernetes-types for built-in kinds, the model package's interface for CRDs. */
-function typeFor(apiVersion: string, kind: string): { from: string; name: string } {
+/**
+ * Where a kind's TypeScript type lives: kubernetes-types for built-in kinds, the model package's interface for CRDs;
+ * undefined for a vendored schema (no types; its additionalProperties: false catches misspelled fields instead).
+ */
+function typeFor(apiVersion: string, kind: string): { from: string; name: string } | undefined {
+  if (vendoredSchemas[`${apiVersion} ${kind}`]) return undefined;
   if (apiVersion.startsWith('monitoring.coreos.com/')) {
     return { from: `@kubernetes-models/prometheus-operator/${apiVersion}/${kind}`, name: `I${kind}` };
+  }
+  if (apiVersion.startsWith('gateway.networking.k8s.io/')) {
+    return { from: `@kubernetes-models/gateway-api/${apiVersion}/${kind}`, name: `I${kind}` };
   }
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['core', apiVersion];
   return { from: `kubernetes-types/${group?.replace(/\.k8s\.io$/, '')}/${version}`, name: kind };
@@ -107,7 +143,9 @@ export async function typeProblems(objects: K8sObject[], name: string): Promise<
   const imports = new Map<string, string>();
   const lines: string[] = [];
   objects.forEach((object, index) => {
-    const { from, name: typeName } = typeFor(object.apiVersion, object.kind);
+    const type = typeFor(object.apiVersion, object.kind);
+    if (!type) return;
+    const { from, name: typeName } = type;
     let alias = imports.get(from);
     if (!alias) {
       alias = `t${imports.size}`;

@@ -1,0 +1,213 @@
+// Edge policy, checked on the rendered overlays: the tunnel path and the rest of the host each get their limits at
+// whichever edge the overlay chose (Gateway API + Envoy Gateway, or Ingress), NetworkPolicies let only that edge in,
+// and egress never reaches cloud metadata, carrier-grade NAT or private ranges.
+import type { IHTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
+import type { Ingress, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { reaches } from './support/cidr.ts';
+import {
+  type K8sObject,
+  type Overlay,
+  ofKind,
+  overlays,
+  type Rendering,
+  renderings,
+  renderOverlay,
+} from './support/manifests.ts';
+
+const MiB = 1024 * 1024;
+/** The relay's MAX_BODY_BYTES and its BODY_TIMEOUT_MS (services/telemetry-relay/README.md, "In front of the relay"). */
+const RELAY_MAX_BODY = 20 * MiB;
+const RELAY_BODY_TIMEOUT_S = 30;
+
+interface TrafficPolicy {
+  spec: {
+    targetRefs: { kind: string; name: string }[];
+    rateLimit?: {
+      local?: {
+        rules: { clientSelectors?: { sourceCIDR?: { type?: string } }[]; limit: { requests: number; unit: string } }[];
+      };
+    };
+    requestBuffer?: { limit: string };
+  };
+}
+
+const QUANTITY: Record<string, number> = { '': 1, Ki: 1024, Mi: MiB, Gi: 1024 * MiB, k: 1e3, m: 1e6, g: 1e9 };
+/** "20Mi" (Kubernetes quantity) or "20m" (nginx size) in bytes. */
+function bytes(text: string | undefined, nginx = false): number {
+  const match = /^(\d+)([A-Za-z]*)$/.exec(text ?? '');
+  const unit = nginx ? (match?.[2] ?? '').toLowerCase() : (match?.[2] ?? '');
+  const factor = nginx ? { '': 1, k: 1024, m: MiB, g: 1024 * MiB }[unit] : QUANTITY[unit];
+  if (!match || factor === undefined) throw new Error(`not a size: ${text}`);
+  return Number(match[1]) * factor;
+}
+
+/** Gateway API durations as the routes use them ("30s", "1m", "500ms") in seconds. */
+function seconds(text: string | undefined): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(text ?? '');
+  if (!match) throw new Error(`not a duration: ${text}`);
+  return Number(match[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+}
+
+/** The peers allowed to reach a service's `http` port, as "namespace/app-name" strings. */
+function httpPeers(policies: NetworkPolicy[], service: string): string[] {
+  return policies
+    .filter((p) => p.spec?.podSelector.matchLabels?.['app.kubernetes.io/name'] === service)
+    .flatMap((p) => p.spec?.ingress ?? [])
+    .filter((rule) => rule.ports?.some((port) => port.port === 'http'))
+    .flatMap((rule) => rule.from ?? [{}])
+    .map(
+      (peer) =>
+        `${peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ?? '*'}/${peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] ?? '*'}`,
+    );
+}
+
+describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
+  let objects: K8sObject[];
+  beforeAll(async () => {
+    objects = await renderOverlay(overlay);
+  });
+
+  it('routes /monitoring to the relay and everything else to web, on one host', () => {
+    const routes = ofKind<IHTTPRoute>(objects, 'HTTPRoute');
+    const split = routes.flatMap((r) =>
+      (r.spec.rules ?? []).flatMap((rule) =>
+        (rule.matches ?? []).map((m) => [m.path?.type, m.path?.value, rule.backendRefs?.[0]?.name]),
+      ),
+    );
+    expect(split.sort()).toEqual([
+      ['PathPrefix', '/', 'web'],
+      ['PathPrefix', '/monitoring', 'telemetry-relay'],
+    ]);
+    expect(new Set(routes.flatMap((r) => r.spec.hostnames)).size).toBe(1);
+    for (const route of routes) {
+      const [parent, ...more] = route.spec.parentRefs ?? [];
+      expect(more, route.metadata?.name).toEqual([]);
+      expect([parent?.kind, parent?.name, parent?.namespace], route.metadata?.name).toEqual([
+        'Gateway',
+        'shared-gateway',
+        'gateway-system',
+      ]);
+    }
+  });
+
+  it('gives every route a timeout and a body limit, and the tunnel per-client rate limits', () => {
+    const policies = ofKind<TrafficPolicy>(objects, 'BackendTrafficPolicy');
+    for (const route of ofKind<IHTTPRoute>(objects, 'HTTPRoute')) {
+      const name = route.metadata?.name ?? '';
+      const tunnel = route.spec.rules?.some((r) => r.matches?.some((m) => m.path?.value === '/monitoring'));
+      for (const rule of route.spec.rules ?? []) {
+        expect(seconds(rule.timeouts?.request), `${name} timeouts.request`).toBeGreaterThan(0);
+        expect(seconds(rule.timeouts?.backendRequest), `${name} timeouts.backendRequest`).toBeGreaterThan(0);
+        if (tunnel) expect(seconds(rule.timeouts?.request), name).toBeLessThanOrEqual(RELAY_BODY_TIMEOUT_S);
+      }
+      const policy = policies.find((p) => p.spec.targetRefs.some((t) => t.kind === 'HTTPRoute' && t.name === name));
+      expect(policy, `BackendTrafficPolicy for HTTPRoute ${name}`).toBeDefined();
+      const limit = bytes(policy?.spec.requestBuffer?.limit);
+      expect(limit, `${name} body limit`).toBeLessThanOrEqual(tunnel ? RELAY_MAX_BODY : MiB);
+      if (!tunnel) continue;
+      expect(limit, 'the tunnel admits what the relay admits').toBe(RELAY_MAX_BODY);
+      const rules = policy?.spec.rateLimit?.local?.rules ?? [];
+      const perClient = rules.filter((r) => r.clientSelectors?.some((c) => c.sourceCIDR?.type === 'Distinct'));
+      const perSecond = perClient.filter((r) => r.limit.unit === 'Second').map((r) => r.limit.requests);
+      const perMinute = perClient.filter((r) => r.limit.unit === 'Minute').map((r) => r.limit.requests);
+      // Burst 50 a second, 10/s sustained; both address families.
+      expect(perSecond).toEqual([50, 50]);
+      expect(perMinute).toEqual([600, 600]);
+    }
+  });
+});
+
+describe('Ingress edge (components/ingress)', () => {
+  it('splits the host into a tunnel Ingress and a web Ingress, each with its limits and TLS', async () => {
+    const ingresses = ofKind<Ingress>(await renderOverlay('ingress'), 'Ingress');
+    const byPath = Object.fromEntries(
+      ingresses.map((i) => [i.spec?.rules?.[0]?.http?.paths[0]?.path, i] as const),
+    ) as Record<string, Ingress>;
+    expect(Object.keys(byPath).sort()).toEqual(['/', '/monitoring']);
+    const tunnel = byPath['/monitoring']?.metadata?.annotations ?? {};
+    const web = byPath['/']?.metadata?.annotations ?? {};
+    expect(bytes(tunnel['nginx.ingress.kubernetes.io/proxy-body-size'], true)).toBe(RELAY_MAX_BODY);
+    expect(bytes(web['nginx.ingress.kubernetes.io/proxy-body-size'], true)).toBeLessThanOrEqual(MiB);
+    expect(tunnel['nginx.ingress.kubernetes.io/limit-rps']).toBe('10');
+    expect(Number(tunnel['nginx.ingress.kubernetes.io/limit-burst-multiplier']) * 10).toBe(50);
+    expect(tunnel['nginx.ingress.kubernetes.io/limit-connections']).toBe('20');
+    for (const [path, annotations] of [
+      ['/monitoring', tunnel],
+      ['/', web],
+    ] as const) {
+      for (const key of ['proxy-read-timeout', 'proxy-send-timeout']) {
+        const value = Number(annotations[`nginx.ingress.kubernetes.io/${key}`]);
+        expect(value, `${path} ${key}`).toBeGreaterThan(0);
+        expect(value, `${path} ${key}`).toBeLessThanOrEqual(RELAY_BODY_TIMEOUT_S);
+      }
+      const ingress = byPath[path];
+      expect(ingress?.spec?.tls?.[0]?.hosts, `${path} TLS`).toEqual([ingress?.spec?.rules?.[0]?.host]);
+    }
+  });
+});
+
+describe.each(renderings)('edge NetworkPolicies, overlay %s', (overlay: Rendering) => {
+  let objects: K8sObject[];
+  beforeAll(async () => {
+    objects = await renderOverlay(overlay);
+  });
+  const gateway = overlay !== 'ingress';
+
+  it('lets only the chosen edge reach the services, only on their HTTP port', () => {
+    const policies = ofKind<NetworkPolicy>(objects, 'NetworkPolicy');
+    const edge = gateway ? 'envoy-gateway-system/envoy' : 'ingress-nginx/ingress-nginx';
+    for (const service of ['web', 'telemetry-relay']) {
+      expect(httpPeers(policies, service), service).toEqual([edge]);
+    }
+  });
+
+  it('allows egress only to DNS and the intake, never to metadata, carrier-grade NAT or private ranges', () => {
+    const forbidden = [
+      '169.254.0.0/16',
+      '100.64.0.0/10',
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '127.0.0.0/8',
+    ];
+    for (const policy of ofKind<NetworkPolicy>(objects, 'NetworkPolicy')) {
+      for (const rule of policy.spec?.egress ?? []) {
+        const where = `NetworkPolicy ${policy.metadata.name}`;
+        expect(rule.to?.length, `${where}: an egress rule without destinations allows all`).toBeGreaterThan(0);
+        for (const peer of rule.to ?? []) {
+          if (!peer.ipBlock) {
+            expect(peer.podSelector?.matchLabels?.['k8s-app'], `${where}: in-cluster egress is DNS only`).toBe(
+              'kube-dns',
+            );
+            continue;
+          }
+          for (const range of forbidden) {
+            expect(reaches(peer.ipBlock, range), `${where}: ${peer.ipBlock.cidr} reaches ${range}`).toBe(false);
+          }
+        }
+      }
+    }
+  });
+});
+
+describe('the egress check itself', () => {
+  it.each([
+    [{ cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'] }, '169.254.0.0/16', true],
+    [{ cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'] }, '100.64.0.0/10', true],
+    [{ cidr: '0.0.0.0/0', except: ['169.254.0.0/16'] }, '169.254.0.0/16', false],
+    [{ cidr: '100.64.1.0/24' }, '100.64.0.0/10', true],
+    [{ cidr: '34.120.195.249/32' }, '100.64.0.0/10', false],
+    [{ cidr: '10.1.2.3/32' }, '10.0.0.0/8', true],
+  ])('%o reaching %s: %s', (block, range, expected) => {
+    expect(reaches(block, range)).toBe(expected);
+  });
+});
+
+describe('environment differences at the edge', () => {
+  it('prod attaches its routes to the Gateway TLS listener', async () => {
+    for (const route of ofKind<IHTTPRoute>(await renderOverlay('prod'), 'HTTPRoute')) {
+      expect(route.spec.parentRefs?.[0]?.sectionName, route.metadata?.name).toBe('https');
+    }
+  });
+});

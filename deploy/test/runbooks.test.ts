@@ -1,0 +1,60 @@
+// Alert policy on the rendered overlays: every alert has a severity, a summary and a description, and links its
+// runbook paragraph in the README through the overlay's one RUNBOOK_BASE_URL parameter.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { k8sDir, type Overlay, overlays, renderOverlay, repoRoot } from './support/manifests.ts';
+
+interface Rule {
+  alert?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** A value of the overlay's ssr-telemetry-parameters (its configMapGenerator merge). */
+function parameter(overlay: Overlay, name: string): string | undefined {
+  const kustomization = parse(readFileSync(`${k8sDir}overlays/${overlay}/kustomization.yaml`, 'utf8')) as {
+    configMapGenerator?: { name: string; literals?: string[] }[];
+  };
+  const literals = kustomization.configMapGenerator?.find((g) => g.name === 'ssr-telemetry-parameters')?.literals;
+  return literals?.find((l) => l.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+const anchors = new Set(
+  [...readFileSync(`${repoRoot}README.md`, 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
+    m[1]
+      ?.toLowerCase()
+      .replace(/[^a-z0-9 -]/g, '')
+      .replaceAll(' ', '-'),
+  ),
+);
+
+describe.each(overlays)('alerts, overlay %s', (overlay) => {
+  it('give every alert a severity, a summary, a description and its README runbook from RUNBOOK_BASE_URL', async () => {
+    const base = parameter(overlay, 'RUNBOOK_BASE_URL');
+    expect(base, 'RUNBOOK_BASE_URL in the overlay').toMatch(/^https:\/\//);
+    const rules = (await renderOverlay(overlay))
+      .filter((o) => o.kind === 'PrometheusRule')
+      .flatMap((o) => (o.spec as { groups: { rules: Rule[] }[] }).groups)
+      .flatMap((g) => g.rules)
+      .filter((r) => r.alert);
+    expect(rules.map((r) => r.alert)).toEqual(
+      expect.arrayContaining([
+        'TelemetryRelaySpoolGrowing',
+        'TelemetryRelaySpoolOld',
+        'TelemetryRelayUpstreamErrors',
+        'TelemetryRelayRejectedSpike',
+        'WebHigh5xxRate',
+        'WebHighLatency',
+      ]),
+    );
+    for (const rule of rules) {
+      expect(rule.labels?.severity, rule.alert).toMatch(/^(warning|critical)$/);
+      expect(rule.annotations?.summary, `${rule.alert} summary`).toBeTruthy();
+      const [url, anchor] = rule.annotations?.runbook_url?.split('#') ?? [];
+      expect(url, `${rule.alert}: runbook_url from RUNBOOK_BASE_URL`).toBe(base);
+      expect(anchor, `${rule.alert}: anchor is the alert's name`).toBe(rule.alert?.toLowerCase());
+      expect(anchors.has(anchor), `${rule.alert}: README heading for #${anchor}`).toBe(true);
+    }
+  });
+});
