@@ -90,3 +90,13 @@ describe('workspace manifests in the service Dockerfiles', () => {
     }
   });
 });
+
+describe('licence labels', () => {
+  it.each(['services/web/Dockerfile', 'services/telemetry-relay/Dockerfile'])(
+    '%s declares the licence of the repository LICENSE (Apache-2.0)',
+    (path) => {
+      expect(readFileSync(`${repoRoot}LICENSE`, 'utf8')).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
+      expect(readFileSync(`${repoRoot}${path}`, 'utf8')).toMatch(/org\.opencontainers\.image\.licenses="Apache-2\.0"/);
+    },
+  );
+});
