@@ -373,9 +373,9 @@ describe('prefetch', () => {
 });
 
 describe('caching', () => {
-  it('caches hashed assets for a year and never the HTML', async () => {
+  it('caches hashed assets for a year and revalidates the HTML every time', async () => {
     const html = await fetch(`${web.url}/catalog`);
-    expect(html.headers.get('cache-control')).toBe('no-store');
+    expect(html.headers.get('cache-control')).toBe('private, no-cache');
     const entry = /<script type="module" nonce="[^"]+" src="([^"]+)"/.exec(await html.text())?.[1];
     expect(entry).toMatch(/^\/assets\/entry-[\w-]+\.js$/);
     const asset = await fetch(`${web.url}${entry}`);

@@ -22,7 +22,7 @@ describe('documents and page data from one URL', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers.vary).toBe('X-Page-Data, Accept-Encoding');
-    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['cache-control']).toBe('private, no-cache');
     expect(res.body).toMatch(/^<!DOCTYPE html>/);
     expect(res.body).toContain('<h1>Catalog</h1>');
     expect(res.body).toContain('<title>Catalog, page 1 · Example Store</title>');

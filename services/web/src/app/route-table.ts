@@ -12,6 +12,8 @@ export const routeTable: RouteEntry[] = [
     id: 'root',
     path: '/',
     loader: true,
+    // The layout shows the theme and greeting chosen on the preferences page.
+    cookies: ['prefs'],
     view: 'layout.tsx',
     children: [
       { id: 'home', index: true, view: 'home.tsx' },
@@ -22,6 +24,7 @@ export const routeTable: RouteEntry[] = [
         path: 'preferences',
         loader: true,
         action: true,
+        cookies: ['prefs'],
         view: 'preferences/preferences-view.tsx',
       },
       {

@@ -21,6 +21,11 @@ export interface RouteEntry {
   /** The route has a server loader / action (the browser asks for its data through the page-data protocol). */
   loader?: true;
   action?: true;
+  /**
+   * Cookies this route's loader reads. A document rendered while the request carries one of them shows the visitor's
+   * own state: it is sent `no-store`, so Back never restores it from the back/forward cache after the state changed.
+   */
+  cookies?: string[];
   /** Exists only when DIAGNOSTICS=1 (deliberate failures for the end-to-end tests). */
   diagnostics?: true;
   children?: RouteEntry[];
@@ -33,6 +38,8 @@ export interface ServerHandlers {
 
 export interface RouteHandle {
   title?: (data: unknown) => string;
+  /** From `RouteEntry.cookies` (server routes only). */
+  cookies?: string[];
 }
 
 /** The table with diagnostics routes removed unless they are enabled: the same filter on both sides. */

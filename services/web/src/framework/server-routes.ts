@@ -33,7 +33,10 @@ export async function buildServerRoutes(
       }
     }
     const view = await viewLoader(views, entry)();
-    const handle: RouteHandle = view.title ? { title: view.title as (data: unknown) => string } : {};
+    const handle: RouteHandle = {
+      ...(view.title ? { title: view.title as (data: unknown) => string } : {}),
+      ...(entry.cookies ? { cookies: entry.cookies } : {}),
+    };
     const children = entry.children ? await Promise.all(entry.children.map(build)) : undefined;
     const common = {
       id: entry.id,

@@ -21,6 +21,7 @@ import {
 } from '../framework/page-data-protocol.ts';
 import type { Assets } from './assets.ts';
 import { compressResponses } from './compression.ts';
+import { documentCacheControl } from './document-cache.ts';
 import type { Metrics } from './metrics.ts';
 import { checkOrigin } from './origin-check.ts';
 import { renderDocument } from './render-document.tsx';
@@ -170,6 +171,10 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
       rendered = await renderDocument({ ...parts, context: failed, viewModules: viewsOf(failed) }, onLateError, signal);
     }
     options.metrics.ssrRender.observe(performance.now() / 1000 - started / 1000);
+    reply.header(
+      'cache-control',
+      documentCacheControl(context.matches, req.headers.cookie, reply.hasHeader('set-cookie')),
+    );
     return reply.code(rendered.status).type('text/html; charset=utf-8').send(rendered.body);
   };
 
