@@ -29,6 +29,19 @@ const anchors = new Set(
   ),
 );
 
+describe('the dashboard and the alerts', () => {
+  it('compute the upstream failure ratio over the same deliveries (429s from upstream excluded from both)', () => {
+    const rules = readFileSync(`${k8sDir}base/monitoring/prometheusrule.yaml`, 'utf8');
+    const dashboard = readFileSync(`${k8sDir}base/monitoring/dashboards/ssr-telemetry.json`, 'utf8');
+    const failedRatio = [...JSON.stringify(JSON.parse(dashboard)).matchAll(/"expr":("(?:[^"\\]|\\.)*")/g)]
+      .map((m) => JSON.parse(m[1] ?? '""') as string)
+      .filter((expr) => expr.includes('relay_upstream_requests_total') && expr.includes('outcome="failed"'));
+    expect(failedRatio.length).toBeGreaterThan(0);
+    for (const expr of failedRatio) expect(expr).toContain('outcome!="rate_limited"');
+    expect(rules).toContain('relay_upstream_requests_total{outcome!="rate_limited"}');
+  });
+});
+
 describe.each(overlays)('alerts, overlay %s', (overlay) => {
   it('give every alert a severity, a summary, a description and its README runbook from RUNBOOK_BASE_URL', async () => {
     const base = parameter(overlay, 'RUNBOOK_BASE_URL');
@@ -44,13 +57,16 @@ describe.each(overlays)('alerts, overlay %s', (overlay) => {
         'TelemetryRelaySpoolOld',
         'TelemetryRelayUpstreamErrors',
         'TelemetryRelayRejectedSpike',
+        'TelemetryRelayScrapeMissing',
         'WebHigh5xxRate',
         'WebHighLatency',
+        'WebScrapeMissing',
       ]),
     );
     for (const rule of rules) {
       expect(rule.labels?.severity, rule.alert).toMatch(/^(warning|critical)$/);
       expect(rule.annotations?.summary, `${rule.alert} summary`).toBeTruthy();
+      expect(rule.annotations?.description?.length, `${rule.alert} description`).toBeGreaterThan(40);
       const [url, anchor] = rule.annotations?.runbook_url?.split('#') ?? [];
       expect(url, `${rule.alert}: runbook_url from RUNBOOK_BASE_URL`).toBe(base);
       expect(anchor, `${rule.alert}: anchor is the alert's name`).toBe(rule.alert?.toLowerCase());
