@@ -48,7 +48,8 @@ async function open(cookies: Array<{ name: string; value: string }> = []): Promi
   page = await context.newPage();
   inFlight = 0;
   page.on('request', () => inFlight++);
-  for (const settled of ['requestfinished', 'requestfailed'] as const) page.on(settled, () => inFlight--);
+  page.on('requestfinished', () => inFlight--);
+  page.on('requestfailed', () => inFlight--);
 }
 
 /** Full load of `from`, full load of `to`, then Back: how `from` came back. */
