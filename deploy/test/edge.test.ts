@@ -62,6 +62,8 @@ function httpPeers(policies: NetworkPolicy[], service: string): string[] {
     );
 }
 
+const hosts: Record<Overlay, string> = { dev: 'ssr-telemetry.dev.example.com', prod: 'app.example.com' };
+
 describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
   let objects: K8sObject[];
   beforeAll(async () => {
@@ -79,7 +81,8 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
       ['PathPrefix', '/', 'web'],
       ['PathPrefix', '/monitoring', 'telemetry-relay'],
     ]);
-    expect(new Set(routes.flatMap((r) => r.spec.hostnames)).size).toBe(1);
+    // The overlay's HOST parameter reached both routes (no placeholder left).
+    expect([...new Set(routes.flatMap((r) => r.spec.hostnames))]).toEqual([hosts[overlay]]);
     for (const route of routes) {
       const [parent, ...more] = route.spec.parentRefs ?? [];
       expect(more, route.metadata?.name).toEqual([]);
@@ -142,7 +145,8 @@ describe('Ingress edge (components/ingress)', () => {
         expect(value, `${path} ${key}`).toBeLessThanOrEqual(RELAY_BODY_TIMEOUT_S);
       }
       const ingress = byPath[path];
-      expect(ingress?.spec?.tls?.[0]?.hosts, `${path} TLS`).toEqual([ingress?.spec?.rules?.[0]?.host]);
+      expect(ingress?.spec?.rules?.[0]?.host, `${path} host`).toBe('ingress.example.com');
+      expect(ingress?.spec?.tls?.[0]?.hosts, `${path} TLS`).toEqual(['ingress.example.com']);
     }
   });
 });

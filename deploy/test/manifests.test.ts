@@ -118,10 +118,19 @@ metadata: { name: typo }
 spec:
   selector: {}
   podMetricEndpoints: []
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: typo }
+spec:
+  rules:
+    - backendRefs: [{ name: web, port: 80 }]
+      timeout: { request: 10s }
 `);
     expect(await schemaProblems(typo)).toEqual([]);
     const diagnostics = await typeProblems(typo, 'negative-control');
     expect(diagnostics).toMatch(/replica"?' does not exist in type 'DeploymentSpec'/);
     expect(diagnostics).toMatch(/podMetricEndpoints"?' does not exist in type 'IPodMonitorSpec'/);
+    expect(diagnostics).toMatch(/timeout"?' does not exist in type '\w*HTTPRouteRule'/);
   });
 });
