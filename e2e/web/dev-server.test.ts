@@ -17,7 +17,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   rmSync(copy, { recursive: true, force: true });
-  for (const part of ['src', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
+  for (const part of ['src', 'build', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
     cpSync(`${webDir}${part}`, `${copy}${part}`, { recursive: true });
   }
   [dev, browser] = await Promise.all([
