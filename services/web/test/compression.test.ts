@@ -172,6 +172,7 @@ describe('a streamed document, compressed', () => {
         clientConfig: { sentry: { tracesSampleRate: 0, environment: 'test' }, diagnostics: false } as never,
         traceMeta: '',
         appName: 'Test',
+        origin: 'http://shop.test',
       };
       const rendered = await renderDocument(parts, () => {});
       return reply.type('text/html; charset=utf-8').send(rendered.body);

@@ -31,3 +31,5 @@ export function Component() {
 }
 
 export const title = () => APP_NAME;
+export const description = () =>
+  'An example shop: a catalog of lamps, chairs and other things, rendered on the server.';

@@ -1,6 +1,6 @@
 import type { RouteObject } from 'react-router';
 import { RouteErrorBoundary } from './error-screens.tsx';
-import type { RouteEntry, RouteHandle, RouteView } from './route-table.ts';
+import { type RouteEntry, type RouteHandle, type RouteView, viewHandle } from './route-table.ts';
 
 /** Wraps a dynamic import (for the route-code timeout and full-load fallback, see client/lazy-route.ts). */
 export type LoadView = (entry: RouteEntry) => Promise<RouteView>;
@@ -19,10 +19,7 @@ export function buildClientRoutes(table: RouteEntry[], loadView: LoadView): Rout
       ...(entry.action ? { action: true as const } : {}),
       lazy: {
         Component: async () => (await load()).Component,
-        handle: async (): Promise<RouteHandle> => {
-          const view = await load();
-          return view.title ? { title: view.title as (data: unknown) => string } : {};
-        },
+        handle: async (): Promise<RouteHandle> => viewHandle(await load()),
       },
     };
     if (entry.index) return { ...common, index: true };

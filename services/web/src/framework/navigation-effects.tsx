@@ -1,24 +1,35 @@
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useMatches, useNavigationType } from 'react-router';
-import type { RouteHandle } from './route-table.ts';
+import { type PageMeta, pageMetaOf } from './page-meta.ts';
 
-/** The document title of the deepest matched route that has one. */
-export function titleOf(matches: ReturnType<typeof useMatches>, fallback: string): string {
-  for (let i = matches.length - 1; i >= 0; i--) {
-    const match = matches[i];
-    const handle = match?.handle as RouteHandle | undefined;
-    // A route whose loader failed has no data: unless its title needs none, the next one up names the page.
-    if (handle?.title && (match?.loaderData !== undefined || handle.title.length === 0)) {
-      return handle.title(match?.loaderData);
+/** Sets the head elements the server wrote (see render-document.tsx) to a new page's metadata. */
+function applyPageMeta(meta: PageMeta, title: string): void {
+  document.documentElement.lang = meta.lang;
+  const element = (selector: string, tag: 'meta' | 'link', attributes: Record<string, string>) => {
+    let found = document.head.querySelector(selector);
+    if (!found) {
+      found = document.createElement(tag);
+      for (const [name, value] of Object.entries(attributes)) found.setAttribute(name, value);
+      document.head.append(found);
     }
-  }
-  return fallback;
+    return found;
+  };
+  const setContent = (selector: string, attributes: Record<string, string>, value: string | undefined) => {
+    if (value === undefined) document.head.querySelector(selector)?.remove();
+    else element(selector, 'meta', attributes).setAttribute('content', value);
+  };
+  setContent('meta[name="description"]', { name: 'description' }, meta.description);
+  setContent('meta[property="og:description"]', { property: 'og:description' }, meta.description);
+  setContent('meta[property="og:title"]', { property: 'og:title' }, title);
+  setContent('meta[property="og:url"]', { property: 'og:url' }, meta.canonical);
+  element('link[rel="canonical"]', 'link', { rel: 'canonical' }).setAttribute('href', meta.canonical);
 }
 
 /**
  * What a full page load does and a client navigation does not, done by hand after each client navigation: the
- * document title is updated, the new page is announced to screen readers in a polite live region, and focus moves
- * to the main content (the element with id `main`, which must have tabIndex -1). Scroll is ScrollRestoration's job.
+ * document title and the head metadata (description, canonical URL, Open Graph, lang) are updated, the new page is
+ * announced to screen readers in a polite live region, and focus moves to the main content (the element with id
+ * `main`, which must have tabIndex -1). Scroll is ScrollRestoration's job.
  */
 export function NavigationEffects({ appName }: { appName: string }) {
   const location = useLocation();
@@ -26,16 +37,17 @@ export function NavigationEffects({ appName }: { appName: string }) {
   const navigationType = useNavigationType();
   const [announcement, setAnnouncement] = useState('');
   const first = useRef(true);
-  const title = titleOf(matches, appName);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per navigation, keyed by location.key
   useEffect(() => {
+    const meta = pageMetaOf(matches, { appName, origin: window.location.origin, pathname: location.pathname });
     // An error screen on the page names it (see error-screens.tsx).
-    document.title = document.querySelector('#main [data-page-title]')?.getAttribute('data-page-title') ?? title;
+    document.title = document.querySelector('#main [data-page-title]')?.getAttribute('data-page-title') ?? meta.title;
     if (first.current) {
       first.current = false;
       return;
     }
+    applyPageMeta(meta, document.title);
     setAnnouncement(`Navigated to ${document.title}`);
     // A Back/Forward keeps focus where the browser would; a new page starts at its main content, unless it has a
     // hash target (ScrollRestoration scrolls there and the browser would focus it).

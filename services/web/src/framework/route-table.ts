@@ -6,6 +6,10 @@ export interface RouteView {
   Component: ComponentType;
   /** The document title for this route, from its loader data. The deepest route with a title wins. */
   title?: (data: never) => string;
+  /** The page's meta description (and og:description), from its loader data. The deepest route with one wins. */
+  description?: (data: never) => string;
+  /** The page's language (`<html lang>`) when it differs from the app's. The deepest route with one wins. */
+  lang?: string;
 }
 
 /**
@@ -38,8 +42,19 @@ export interface ServerHandlers {
 
 export interface RouteHandle {
   title?: (data: unknown) => string;
+  description?: (data: unknown) => string;
+  lang?: string;
   /** From `RouteEntry.cookies` (server routes only). */
   cookies?: string[];
+}
+
+/** What a view module contributes to its route's handle: its head metadata. */
+export function viewHandle(view: RouteView): RouteHandle {
+  return {
+    ...(view.title ? { title: view.title as (data: unknown) => string } : {}),
+    ...(view.description ? { description: view.description as (data: unknown) => string } : {}),
+    ...(view.lang ? { lang: view.lang } : {}),
+  };
 }
 
 /** The table with diagnostics routes removed unless they are enabled: the same filter on both sides. */

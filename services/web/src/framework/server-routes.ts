@@ -6,6 +6,7 @@ import {
   type RouteHandle,
   type ServerHandlers,
   type ViewModules,
+  viewHandle,
   viewLoader,
 } from './route-table.ts';
 
@@ -34,7 +35,7 @@ export async function buildServerRoutes(
     }
     const view = await viewLoader(views, entry)();
     const handle: RouteHandle = {
-      ...(view.title ? { title: view.title as (data: unknown) => string } : {}),
+      ...viewHandle(view),
       ...(entry.cookies ? { cookies: entry.cookies } : {}),
     };
     const children = entry.children ? await Promise.all(entry.children.map(build)) : undefined;

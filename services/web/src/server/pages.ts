@@ -151,6 +151,7 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
       clientConfig: options.clientConfig,
       traceMeta: Sentry.getTraceMetaTags(),
       appName: options.appName,
+      origin: `${req.protocol}://${req.host}`,
     };
     const started = performance.now();
     const viewsOf = (ctx: StaticHandlerContext) =>

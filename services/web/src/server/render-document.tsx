@@ -11,7 +11,7 @@ import {
 } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
 import { ERROR_TITLE, NOT_FOUND_TITLE } from '../framework/error-screens.tsx';
-import { titleOf } from '../framework/navigation-effects.tsx';
+import { pageMetaOf } from '../framework/page-meta.ts';
 import type { Assets } from './assets.ts';
 
 export interface DocumentParts {
@@ -25,6 +25,8 @@ export interface DocumentParts {
   /** Sentry's <meta name="sentry-trace"> and <meta name="baggage">, so the browser continues this trace. */
   traceMeta: string;
   appName: string;
+  /** This site's origin as the request named it, for the canonical URL. */
+  origin: string;
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -42,25 +44,46 @@ function head(parts: DocumentParts): string {
     loaderData: parts.context.loaderData[m.route.id],
   }));
   const errors = Object.values(parts.context.errors ?? {});
+  const meta = pageMetaOf(matches, {
+    appName: parts.appName,
+    origin: parts.origin,
+    pathname: parts.context.location.pathname,
+  });
   const title =
     errors.length === 0
-      ? titleOf(matches as never, parts.appName)
+      ? meta.title
       : errors.some((e) => isRouteErrorResponse(e) && e.status === 404)
         ? NOT_FOUND_TITLE
         : ERROR_TITLE;
+  const description = errors.length === 0 ? meta.description : undefined;
   const preloads = assets
     .preloadFor(parts.viewModules)
     .map((href) => `<link rel="modulepreload" href="${href}">`)
     .join('');
   const css = assets.css.map((href) => `<link rel="stylesheet" href="${href}">`).join('');
   return (
-    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
+    `<!DOCTYPE html><html lang="${escapeHtml(meta.lang)}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">' +
-    `<title>${escapeHtml(title)}</title>${parts.traceMeta}${css}` +
+    `<title>${escapeHtml(title)}</title>${metaTags(title, description, meta.canonical, parts.appName)}` +
+    `${parts.traceMeta}${css}` +
     `<script type="application/json" id="client-config">${jsonForScript({ ...parts.clientConfig, styleNonce: parts.styleNonce })}</script>` +
     (assets.devHead?.(nonce) ?? '') +
     `<script type="module" nonce="${nonce}" src="${assets.entry}"></script>${preloads}` +
     '</head><body><div id="root">'
+  );
+}
+
+/** Description, canonical URL and Open Graph basics (the same elements NavigationEffects updates in the browser). */
+function metaTags(title: string, description: string | undefined, canonical: string, siteName: string): string {
+  const property = (name: string, value: string) => `<meta property="${name}" content="${escapeHtml(value)}">`;
+  return (
+    (description ? `<meta name="description" content="${escapeHtml(description)}">` : '') +
+    `<link rel="canonical" href="${escapeHtml(canonical)}">` +
+    property('og:type', 'website') +
+    property('og:site_name', siteName) +
+    property('og:title', title) +
+    (description ? property('og:description', description) : '') +
+    property('og:url', canonical)
   );
 }
 

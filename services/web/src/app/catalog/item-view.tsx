@@ -18,3 +18,4 @@ export function Component() {
 }
 
 export const title = (item: CatalogItem) => `${item.name} · Example Store`;
+export const description = (item: CatalogItem) => `${item.name}: ${item.description}`.slice(0, 160);

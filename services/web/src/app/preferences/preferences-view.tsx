@@ -64,3 +64,4 @@ export function Component() {
 }
 
 export const title = () => 'Preferences · Example Store';
+export const description = () => 'Choose your display name, theme and catalog page size at the Example Store.';

@@ -1,0 +1,49 @@
+// The head metadata of a page, from the matched routes' handles: title, description, language, canonical URL and
+// their Open Graph copies. The server writes it into the document; NavigationEffects updates it after a client
+// navigation, so both always agree.
+import type { RouteHandle } from './route-table.ts';
+
+export interface PageMeta {
+  title: string;
+  description: string | undefined;
+  lang: string;
+  /** Absolute URL of the page without its query string. */
+  canonical: string;
+}
+
+interface MatchLike {
+  handle?: unknown;
+  loaderData?: unknown;
+}
+
+/** The value of the deepest route whose `pick` gives one, from its loader data. */
+function deepest(
+  matches: readonly MatchLike[],
+  pick: (handle: RouteHandle) => ((data: unknown) => string) | undefined,
+): string | undefined {
+  for (let i = matches.length - 1; i >= 0; i--) {
+    const match = matches[i];
+    const fn = match?.handle ? pick(match.handle as RouteHandle) : undefined;
+    // A route whose loader failed has no data: unless its value needs none, the next one up names the page.
+    if (fn && (match?.loaderData !== undefined || fn.length === 0)) return fn(match?.loaderData);
+  }
+  return undefined;
+}
+
+export const DEFAULT_LANG = 'en';
+
+export function pageMetaOf(
+  matches: readonly MatchLike[],
+  options: { appName: string; origin: string; pathname: string },
+): PageMeta {
+  const lang = matches
+    .map((m) => (m.handle as RouteHandle | undefined)?.lang)
+    .filter((l): l is string => l !== undefined)
+    .at(-1);
+  return {
+    title: deepest(matches, (h) => h.title) ?? options.appName,
+    description: deepest(matches, (h) => h.description),
+    lang: lang ?? DEFAULT_LANG,
+    canonical: new URL(options.pathname, options.origin).href,
+  };
+}
