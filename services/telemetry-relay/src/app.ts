@@ -63,18 +63,21 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     requestTimeoutMs: config.upstream.requestTimeoutMs,
   });
   let memoryQueue = () => 0;
-  const metrics = createMetrics({
-    spoolEnvelopes: () => spool.count,
-    spoolBytes: () => spool.bytes,
-    spoolOldestAgeSeconds: () => {
-      const oldest = spool.count > 0 ? spool.oldestAcceptedAt() : undefined;
-      return oldest === undefined ? 0 : (Date.now() - oldest) / 1000;
+  const metrics = createMetrics(
+    {
+      spoolEnvelopes: () => spool.count,
+      spoolBytes: () => spool.bytes,
+      spoolOldestAgeSeconds: () => {
+        const oldest = spool.count > 0 ? spool.oldestAcceptedAt() : undefined;
+        return oldest === undefined ? 0 : (Date.now() - oldest) / 1000;
+      },
+      rateLimitsActive: () => rateLimits.activeCount(),
+      memoryQueue: () => memoryQueue(),
+      memoryBudget: () => budget.limit,
+      memoryHeld: () => budget.used,
     },
-    rateLimitsActive: () => rateLimits.activeCount(),
-    memoryQueue: () => memoryQueue(),
-    memoryBudget: () => budget.limit,
-    memoryHeld: () => budget.used,
-  });
+    config.build,
+  );
   const delivery = createDelivery({
     mode: config.spool.mode,
     spool,

@@ -24,6 +24,8 @@ export interface Config {
   ignoreRules: IgnoreRule[];
   trustedProxyHops: number;
   metricsPort: number | undefined;
+  /** What is running, for relay_build_info: RELEASE and REVISION (set by the image build). */
+  build: { version: string; revision: string };
   /** Log one in this many accepted envelopes (rejections are always logged). */
   logSampleEvery: number;
   limits: {
@@ -144,6 +146,7 @@ export function loadConfig(env: Env): Config {
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),
+    build: { version: reader.string('RELEASE', 'dev'), revision: reader.string('REVISION', 'unknown') },
     limits: {
       maxBodyBytes: reader.integer('MAX_BODY_BYTES', maxEnvelopeBytes, { min: 1024, max: 200 * MiB }),
       maxEnvelopeBytes,

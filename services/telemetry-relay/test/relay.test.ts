@@ -404,6 +404,7 @@ describe('operations', () => {
     expect(text).toMatch(/relay_upstream_request_duration_seconds_bucket/);
     expect(text).toMatch(/nodejs_eventloop_lag_seconds/);
     expect(text).not.toMatch(/evil/);
+    expect(text).toContain(`relay_build_info{version="dev",revision="unknown",node_version="${process.version}"} 1`);
   });
 
   it('serves metrics only on METRICS_PORT when it is set', async () => {

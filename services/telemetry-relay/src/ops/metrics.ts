@@ -41,15 +41,18 @@ export function labelled<Child>(metric: { labels(...values: string[]): Child }):
 
 export const typeLabel = (type: string) => (KNOWN_TYPES.has(type) ? type : 'unknown');
 
-export function createMetrics(gauges: {
-  spoolEnvelopes: () => number;
-  spoolBytes: () => number;
-  spoolOldestAgeSeconds: () => number;
-  rateLimitsActive: () => number;
-  memoryQueue: () => number;
-  memoryBudget: () => number;
-  memoryHeld: () => number;
-}): RelayMetrics {
+export function createMetrics(
+  gauges: {
+    spoolEnvelopes: () => number;
+    spoolBytes: () => number;
+    spoolOldestAgeSeconds: () => number;
+    rateLimitsActive: () => number;
+    memoryQueue: () => number;
+    memoryBudget: () => number;
+    memoryHeld: () => number;
+  },
+  build: { version: string; revision: string } = { version: 'dev', revision: 'unknown' },
+): RelayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   const registers = [registry];
@@ -86,6 +89,14 @@ export function createMetrics(gauges: {
     gauges.memoryBudget,
   );
   gauge('relay_memory_held_bytes', 'Bytes of the memory budget held now', gauges.memoryHeld);
+  new Gauge({
+    name: 'relay_build_info',
+    help: 'Always 1; labelled with what is running: release (RELEASE), revision (REVISION), Node version',
+    labelNames: ['version', 'revision', 'node_version'],
+    registers,
+  })
+    .labels(build.version, build.revision, process.version)
+    .set(1);
 
   return {
     registry,
