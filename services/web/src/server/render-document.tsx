@@ -60,7 +60,10 @@ function head(parts: DocumentParts): string {
     .preloadFor(parts.viewModules)
     .map((href) => `<link rel="modulepreload" href="${href}">`)
     .join('');
-  const css = assets.css.map((href) => `<link rel="stylesheet" href="${href}">`).join('');
+  const css =
+    assets.inlineCss !== undefined
+      ? `<style nonce="${parts.styleNonce}">${assets.inlineCss}</style>`
+      : assets.css.map((href) => `<link rel="stylesheet" href="${href}">`).join('');
   return (
     `<!DOCTYPE html><html lang="${escapeHtml(meta.lang)}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">' +
