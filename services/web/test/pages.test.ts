@@ -252,6 +252,9 @@ describe('metrics', () => {
     expect(text).toMatch(/page_requests_total\{kind="document",outcome="200"\} \d+/);
     expect(text).toMatch(/page_requests_total\{kind="page-data",outcome="200"\} \d+/);
     expect(text).toMatch(/ssr_render_seconds_count \d+/);
+    expect(text).toMatch(
+      new RegExp(`web_build_info\\{version="[^"]+",revision="[^"]+",node_version="${process.version}"\\} 1`),
+    );
   });
 });
 

@@ -59,7 +59,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     },
   });
   const { app } = service;
-  const metrics = createMetrics();
+  const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
   recordRequests(app, metrics);
   logRequests(app, { sampleEvery: config.logSampleEvery });
 

@@ -23,6 +23,8 @@ export interface Config {
   compression: boolean;
   /** Log one successful request in this many (every response with status >= 400 is logged). */
   logSampleEvery: number;
+  /** The commit running (REVISION, set by the image build), for web_build_info with the release. */
+  revision: string;
 }
 
 export function loadConfig(env: Env): Config {
@@ -87,6 +89,7 @@ export function loadConfig(env: Env): Config {
     metricsPort,
     compression: compressionText !== 'off',
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 100, { min: 1, max: 1_000_000 }),
+    revision: reader.string('REVISION', 'unknown'),
   };
   reader.done();
   return config;

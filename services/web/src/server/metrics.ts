@@ -1,7 +1,7 @@
 // Prometheus metrics: request duration by route pattern (never by raw URL, which would explode cardinality),
 // SSR render time, and page requests by kind (document, page-data, action) and outcome.
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,9 +17,19 @@ export interface Metrics {
   pageRequests: Counter<'kind' | 'outcome'>;
 }
 
-export function createMetrics(): Metrics {
+export function createMetrics(
+  build: { version: string; revision: string } = { version: 'dev', revision: 'unknown' },
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'web_build_info',
+    help: 'Always 1; labelled with what is running: release (SENTRY_RELEASE), revision (REVISION), Node version',
+    labelNames: ['version', 'revision', 'node_version'],
+    registers: [registry],
+  })
+    .labels(build.version, build.revision, process.version)
+    .set(1);
   return {
     registry,
     requestDuration: new Histogram({
