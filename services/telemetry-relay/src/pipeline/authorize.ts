@@ -1,3 +1,4 @@
+import { createDsnAllowlist } from '../envelope/allowlist.ts';
 import { type Dsn, isLoopbackHost, parseDsn } from '../envelope/dsn.ts';
 import { RelayError } from './errors.ts';
 
@@ -15,11 +16,7 @@ export interface Authorized {
 
 export interface AuthorizeOptions {
   allowedDsns: readonly Dsn[];
-  /**
-   * Development only, and only with no allowlist: a DSN on a loopback host is accepted when its port (explicit, or
-   * the scheme's default) is one of these — the local viewer's. Any port would let a web page make the relay POST
-   * to every service listening on the machine.
-   */
+  /** Development only, with no allowlist: the loopback port(s) a DSN may name (see envelope/allowlist.ts). */
   loopbackPorts: readonly number[];
 }
 
@@ -27,20 +24,19 @@ export interface AuthorizeOptions {
 export const AUTHORIZE_CACHE_SIZE = 1024;
 
 export function createAuthorizer(options: AuthorizeOptions): (header: Readonly<Record<string, unknown>>) => Authorized {
-  const allowed = new Map(options.allowedDsns.map((dsn) => [dsn.key, dsn]));
-  const loopbackPorts = new Set(allowed.size === 0 ? options.loopbackPorts : []);
+  const allowlist = createDsnAllowlist(options);
   const cache = new Map<string, Authorized | RelayError>();
 
   const decide = (text: string): Authorized | RelayError => {
     const dsn = parseDsn(text);
     if (typeof dsn === 'string') return new RelayError('invalid_dsn', `the envelope header's dsn ${dsn}`);
-    const listed = allowed.get(dsn.key);
+    const listed = allowlist.listed(dsn.key);
     if (listed) return { dsn: listed, project: listed.projectId };
-    if (loopbackPorts.size > 0 && isLoopbackHost(dsn.host)) {
-      if (loopbackPorts.has(dsn.port)) return { dsn, project: 'loopback' };
+    if (allowlist.allowsLoopback(dsn)) return { dsn, project: 'loopback' };
+    if (allowlist.loopbackMode && isLoopbackHost(dsn.host)) {
       return new RelayError(
         'dsn_not_allowed',
-        `the DSN names port ${dsn.port} on a loopback host; this relay forwards to loopback port(s) ${[...loopbackPorts].join(', ')} only`,
+        `the DSN names port ${dsn.port} on a loopback host; this relay forwards to loopback port(s) ${[...allowlist.loopbackPorts].join(', ')} only`,
       );
     }
     return new RelayError(

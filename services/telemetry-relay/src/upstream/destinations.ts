@@ -1,4 +1,5 @@
-import { type Dsn, envelopeEndpoint, isLoopbackHost, parseDsn } from '../envelope/dsn.ts';
+import { createDsnAllowlist } from '../envelope/allowlist.ts';
+import { type Dsn, envelopeEndpoint, parseDsn } from '../envelope/dsn.ts';
 
 /**
  * Where the current configuration lets a spooled envelope go. A row keeps the URL and DSN it was accepted for,
@@ -16,13 +17,12 @@ export interface DestinationConfig {
 export function createDestinationCheck(
   config: DestinationConfig,
 ): (target: { url: string; dsnKey: string }) => boolean {
-  const allowed = new Map(config.allowedDsns.map((dsn) => [dsn.key, dsn]));
-  const loopbackPorts = new Set(allowed.size === 0 ? config.loopbackPorts : []);
+  const allowlist = createDsnAllowlist(config);
   const dsnFor = (key: string): Dsn | undefined => {
-    const listed = allowed.get(key);
-    if (listed || loopbackPorts.size === 0) return listed;
+    const listed = allowlist.listed(key);
+    if (listed || !allowlist.loopbackMode) return listed;
     const dsn = parseDsn(key); // a DSN's key is itself a DSN (without the secret)
-    return typeof dsn !== 'string' && isLoopbackHost(dsn.host) && loopbackPorts.has(dsn.port) ? dsn : undefined;
+    return typeof dsn !== 'string' && allowlist.allowsLoopback(dsn) ? dsn : undefined;
   };
   return ({ url, dsnKey }) => {
     const dsn = dsnFor(dsnKey);
