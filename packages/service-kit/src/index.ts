@@ -1,3 +1,4 @@
+export { type BuildInfo, registerBuildInfo } from './build-info.ts';
 export { ConfigError, type Env, type EnvReader, readEnv, readServerConfig, type ServerConfig } from './env.ts';
 export { createReadiness, healthRoutes, type Readiness, readinessReport } from './health.ts';
 export { type RunningService, runService } from './lifecycle.ts';

@@ -1,3 +1,4 @@
+import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
@@ -51,7 +52,7 @@ export function createMetrics(
     memoryBudget: () => number;
     memoryHeld: () => number;
   },
-  build: { version: string; revision: string } = { version: 'dev', revision: 'unknown' },
+  build: BuildInfo = { version: 'dev', revision: 'unknown' },
 ): RelayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
@@ -89,14 +90,7 @@ export function createMetrics(
     gauges.memoryBudget,
   );
   gauge('relay_memory_held_bytes', 'Bytes of the memory budget held now', gauges.memoryHeld);
-  new Gauge({
-    name: 'relay_build_info',
-    help: 'Always 1; labelled with what is running: release (RELEASE), revision (REVISION), Node version',
-    labelNames: ['version', 'revision', 'node_version'],
-    registers,
-  })
-    .labels(build.version, build.revision, process.version)
-    .set(1);
+  registerBuildInfo(registry, 'relay_build_info', build);
 
   return {
     registry,

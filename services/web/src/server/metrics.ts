@@ -1,7 +1,9 @@
 // Prometheus metrics: request duration by route pattern (never by raw URL, which would explode cardinality),
 // SSR render time, and page requests by kind (document, page-data, action) and outcome.
+
+import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,19 +19,10 @@ export interface Metrics {
   pageRequests: Counter<'kind' | 'outcome'>;
 }
 
-export function createMetrics(
-  build: { version: string; revision: string } = { version: 'dev', revision: 'unknown' },
-): Metrics {
+export function createMetrics(build: BuildInfo = { version: 'dev', revision: 'unknown' }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  new Gauge({
-    name: 'web_build_info',
-    help: 'Always 1; labelled with what is running: release (SENTRY_RELEASE), revision (REVISION), Node version',
-    labelNames: ['version', 'revision', 'node_version'],
-    registers: [registry],
-  })
-    .labels(build.version, build.revision, process.version)
-    .set(1);
+  registerBuildInfo(registry, 'web_build_info', build);
   return {
     registry,
     requestDuration: new Histogram({
