@@ -135,6 +135,8 @@ export function loadConfig(env: Env): Config {
       : `(${budgetBytes}) must be at least twice MAX_ENVELOPE_BYTES (${maxEnvelopeBytes}): a largest envelope is held once as it arrives and once until it is sent${containerLimitBytes === undefined ? '' : ` (the default is ${defaultBudgetBytes(containerLimitBytes)}, a share of the container's ${containerLimitBytes}-byte memory limit)`}`,
   );
   const bodyTimeoutMs = reader.integer('BODY_TIMEOUT_MS', 30_000, { min: 100, max: 600_000 });
+  // The server's own backstop, later than the tunnel's 408.
+  const requestTimeoutMs = bodyTimeoutMs + 5_000;
 
   const config: Config = {
     server,
@@ -172,9 +174,9 @@ export function loadConfig(env: Env): Config {
       // Node refuses a headers timeout longer than the request timeout.
       headersTimeoutMs: Math.min(
         reader.integer('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
-        bodyTimeoutMs + 5_000,
+        requestTimeoutMs,
       ),
-      requestTimeoutMs: bodyTimeoutMs + 5_000,
+      requestTimeoutMs,
       keepAliveTimeoutMs: reader.integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
       maxConnections: reader.integer('MAX_CONNECTIONS', 2_048, { min: 1, max: 1_000_000 }),
     },
