@@ -15,8 +15,8 @@ const dockerfiles: Record<ImageName, string> = {
   'telemetry-relay': 'services/telemetry-relay/Dockerfile',
   'telemetry-viewer': 'deploy/viewer/Dockerfile',
 };
-/** The tag the suites (and the compose smoke test, via IMAGE_TAG) use. */
-export const E2E_TAG = 'e2e';
+/** The tag the suites (and the compose smoke test, via IMAGE_TAG) use; E2E_IMAGE_TAG keeps checkouts apart. */
+export const E2E_TAG = process.env.E2E_IMAGE_TAG || 'e2e';
 export const imageRef = (name: ImageName) => `ssr-telemetry/${name}:${E2E_TAG}`;
 
 /** Runs the docker CLI; throws with its output on failure. */
