@@ -1,5 +1,9 @@
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TUNNEL_BODY_LIMIT } from '../src/server/tunnel-proxy.ts';
 import { testApp } from './helpers.ts';
 
 const envelope = (dsn: string) =>
@@ -28,10 +32,61 @@ describe('tunnel forwarding (local runs without an ingress)', () => {
     await app.close();
   });
 
-  it('refuses an envelope over 1 MiB with 413 and answers 502 when the target is down', async () => {
+  it('streams an envelope the relay would take (a 2 MiB replay) byte for byte, past the old 1 MiB cap', async () => {
+    const { app } = await testApp({ TUNNEL_TARGET: capture.envelopeUrl('1') });
+    const header = JSON.stringify({ event_id: 'b'.repeat(32), dsn: capture.dsn() });
+    const recording = 'r'.repeat(2 * 1024 * 1024);
+    const body = `${header}\n{"type":"replay_recording","length":${recording.length}}\n${recording}`;
+    const res = await app.inject({ method: 'POST', url: '/monitoring', payload: body });
+    expect(res.statusCode).toBe(200);
+    const received = await capture.waitFor((e) => e.header.event_id === 'b'.repeat(32), 5_000);
+    expect(received.body.equals(Buffer.from(body))).toBe(true);
+    await app.close();
+  });
+
+  it('starts sending to the relay before the body has fully arrived (streamed, not buffered)', async () => {
+    const seen: { url: string | undefined; bytes: number } = { url: undefined, bytes: 0 };
+    const relay = createServer((req, res) => {
+      seen.url = req.url;
+      req.on('data', (chunk: Buffer) => {
+        seen.bytes += chunk.length;
+      });
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    relay.listen(0, '127.0.0.1');
+    await once(relay, 'listening');
+    const { port } = relay.address() as AddressInfo;
+    const { app } = await testApp({ TUNNEL_TARGET: `http://127.0.0.1:${port}` });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port: webPort } = app.server.address() as AddressInfo;
+    const request = httpRequest({
+      port: webPort,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/monitoring/security?dsn=x',
+      headers: { 'content-type': 'application/csp-report', 'content-length': 2 * 65_536 },
+    });
+    request.write('a'.repeat(65_536));
+    await vi.waitFor(() => expect(seen.bytes).toBe(65_536), { timeout: 5_000 });
+    expect(seen.url).toBe('/monitoring/security?dsn=x');
+    request.end('a'.repeat(65_536));
+    const [response] = (await once(request, 'response')) as [IncomingMessage];
+    expect(response.statusCode).toBe(200);
+    expect(seen.bytes).toBe(2 * 65_536);
+    await app.close();
+    relay.close();
+  });
+
+  it("refuses a body declared larger than the relay's 20 MiB with 413 and answers 502 when the target is down", async () => {
     const { app } = await testApp({ TUNNEL_TARGET: 'http://127.0.0.1:9/api/1/envelope/' });
-    const big = await app.inject({ method: 'POST', url: '/monitoring', payload: 'x'.repeat(1024 * 1024 + 1) });
+    const big = await app.inject({
+      method: 'POST',
+      url: '/monitoring',
+      headers: { 'content-length': String(TUNNEL_BODY_LIMIT + 1) },
+      payload: 'x',
+    });
     expect(big.statusCode).toBe(413);
+    expect(big.body).toContain(String(TUNNEL_BODY_LIMIT));
     const down = await app.inject({ method: 'POST', url: '/monitoring', payload: envelope(capture.dsn()) });
     expect(down.statusCode).toBe(502);
     expect(down.body).toBe('telemetry relay unreachable');

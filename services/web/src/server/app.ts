@@ -14,6 +14,7 @@ import { pages } from './pages.ts';
 import { logRequests } from './request-log.ts';
 import { registerSecurityHeaders } from './security.ts';
 import { staticAssets } from './static-assets.ts';
+import { dsnOrigin, securityReportUrl } from './telemetry-endpoints.ts';
 import { tunnelProxy } from './tunnel-proxy.ts';
 
 export interface BuildOptions {
@@ -75,7 +76,13 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       .type('text/plain; charset=utf-8')
       .send(`${SERVER_ERROR_TEXT}\nDigest: ${digest}\n`);
   });
-  registerSecurityHeaders(app, { dev: options.dev ?? false });
+  const { dsn, environment, release } = config.sentry;
+  registerSecurityHeaders(app, {
+    dev: options.dev ?? false,
+    // Direct mode: the browser SDK posts to the DSN's intake, the one other origin the page may connect to.
+    connectOrigins: dsn && !config.tunnelPath ? [dsnOrigin(dsn)] : [],
+    reportUrl: dsn ? securityReportUrl({ dsn, tunnelPath: config.tunnelPath, environment, release }) : undefined,
+  });
   if (options.clientDir) await app.register(staticAssets, { root: options.clientDir, compression: config.compression });
   if (config.tunnelPath && config.tunnelTarget) {
     await app.register(tunnelProxy, { path: config.tunnelPath, target: config.tunnelTarget });

@@ -46,6 +46,7 @@ export function loadConfig(env: Env): Config {
       ? undefined
       : 'must look like https://<public key>@<host>/<project id>',
   );
+  reader.optionalUrl('SERVER_TUNNEL_URL'); // read by instrument.ts (telemetry-endpoints.ts), checked here
   const rateText = reader.string('SENTRY_TRACES_SAMPLE_RATE', '0.1');
   const tracesSampleRate = Number(rateText);
   reader.check(

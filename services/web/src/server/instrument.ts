@@ -1,6 +1,7 @@
 // Loaded with `node --import` before anything else, so @sentry/node instruments http and Fastify as they load.
 // Reads the same variables as config.ts (validated there; a bad value stops the process right after this).
 import { ignoreErrors } from '@app/telemetry-rules';
+import { serverTunnelUrl } from './telemetry-endpoints.ts';
 
 // Sentry's documented `__SENTRY_DEBUG__` flag, which the browser build sets with `define`. On the server the SDK is
 // not bundled, so it reads the global when its modules evaluate: set it first, then load the SDK (a static import
@@ -39,11 +40,16 @@ function skipUnsampled(path: string): boolean {
   return true;
 }
 
+const serverTunnel = serverTunnelUrl(process.env);
+
 Sentry.init({
   dsn: process.env.SENTRY_DSN?.trim() || undefined,
   release: process.env.SENTRY_RELEASE?.trim() || undefined,
   environment: process.env.SENTRY_ENVIRONMENT?.trim() || 'production',
   tracesSampleRate: rate,
+  // Through the relay when there is one (compose, `npm start`, SERVER_TUNNEL_URL in Kubernetes): one egress, one
+  // allowlist, the spool, and the local viewer sees server errors and spans too.
+  ...(serverTunnel ? { tunnel: serverTunnel } : {}),
   ignoreErrors,
   // Fastify's integration is left out (it is a default one): it wraps every hook and the handler of every request
   // in a span of its own, sampled or not (≈ 15 % of a page-data request's CPU), and names the transaction after the

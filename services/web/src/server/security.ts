@@ -1,6 +1,8 @@
 // Security headers through helmet: a CSP with a fresh nonce per request for scripts and for styles (the feedback
 // widget puts nonced <style> elements in its shadow root), same-origin connections only (telemetry goes through the
-// same-origin tunnel), no framing, a strict referrer policy, HSTS in production.
+// same-origin tunnel; in direct mode also the DSN's origin, nothing else), violations reported to Sentry's security
+// endpoint (report-uri, and report-to for browsers with the Reporting API), no framing, a strict referrer policy,
+// HSTS in production.
 //
 // helmet itself, built once, rather than @fastify/helmet: with nonces (and in fact always) that plugin builds a new
 // helmet middleware per request, re-parsing every CSP directive — ≈ 5 % of the CPU of a page-data request. Here the
@@ -26,19 +28,33 @@ const noncesOf = new WeakMap<ServerResponse, CspNonces>();
 const nonce = (kind: keyof CspNonces) => (_req: IncomingMessage, res: ServerResponse) =>
   `'nonce-${noncesOf.get(res)?.[kind]}'`;
 
+export interface SecurityOptions {
+  dev: boolean;
+  /** Origins the page may connect to besides its own (direct mode: the DSN's). */
+  connectOrigins?: readonly string[];
+  /** Where violation reports go (securityReportUrl); undefined = not reported. */
+  reportUrl?: string | undefined;
+}
+
+/** The Reporting API endpoint name CSP's report-to refers to (declared by the Reporting-Endpoints header). */
+const REPORT_ENDPOINT = 'csp-endpoint';
+
 /** Registered on the root instance (not encapsulated): every response gets the headers, every reply its nonces. */
-export function registerSecurityHeaders(app: FastifyInstance, options: { dev: boolean }): void {
+export function registerSecurityHeaders(app: FastifyInstance, options: SecurityOptions): void {
   const applyHeaders = helmet(helmetOptions(options));
+  const reportingEndpoints = options.reportUrl ? `${REPORT_ENDPOINT}="${options.reportUrl}"` : undefined;
   app.decorateReply('cspNonce', null as unknown as CspNonces);
   app.addHook('onRequest', (req, reply, done) => {
     const bytes = randomBytes(32).toString('hex');
     reply.cspNonce = { script: bytes.slice(0, 32), style: bytes.slice(32) };
     noncesOf.set(reply.raw, reply.cspNonce);
+    if (reportingEndpoints) reply.raw.setHeader('reporting-endpoints', reportingEndpoints);
     applyHeaders(req.raw, reply.raw, (error) => done(error as Error | undefined));
   });
 }
 
-export function helmetOptions(options: { dev: boolean }): HelmetOptions {
+export function helmetOptions(options: SecurityOptions): HelmetOptions {
+  const connectOrigins = options.connectOrigins ?? [];
   return {
     contentSecurityPolicy: {
       useDefaults: false,
@@ -49,13 +65,15 @@ export function helmetOptions(options: { dev: boolean }): HelmetOptions {
         // list would make browsers ignore 'unsafe-inline', so dev has none for styles.
         styleSrc: options.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", nonce('style')],
         // The dev server's HMR client talks over a websocket.
-        connectSrc: options.dev ? ["'self'", 'ws:'] : ["'self'"],
+        connectSrc: ["'self'", ...connectOrigins, ...(options.dev ? ['ws:'] : [])],
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'"],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
+        // report-uri for browsers without the Reporting API; those with it use report-to and ignore report-uri.
+        ...(options.reportUrl ? { reportUri: [options.reportUrl], reportTo: [REPORT_ENDPOINT] } : {}),
       },
     },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },

@@ -1,51 +1,78 @@
-// Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> on this host (same origin, so ad blockers
-// and CSP connect-src 'self' let it through) and this forwards them unchanged to the relay. In Kubernetes the
-// ingress routes the path to the relay and this is off.
-import type { FastifyInstance } from 'fastify';
+// Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> (and CSP reports to <TUNNEL_PATH>/security)
+// on this host (same origin, so ad blockers and CSP connect-src 'self' let them through) and this streams them
+// unchanged to the relay, which enforces its limits. In Kubernetes the ingress routes the path to the relay and
+// this is off. @fastify/reply-from over undici: bodies are piped as they arrive, never buffered here.
+import { PassThrough } from 'node:stream';
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { tunnelDestination } from './telemetry-endpoints.ts';
 
 export interface TunnelOptions {
   path: string;
   target: URL;
 }
 
-/** Envelopes larger than this are refused here; the relay enforces its own, finer limits. */
-export const TUNNEL_BODY_LIMIT = 1024 * 1024;
-const TUNNEL_TIMEOUT_MS = 10_000;
-const FORWARDED_REQUEST_HEADERS = ['content-type', 'content-encoding', 'user-agent', 'origin', 'referer'];
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits'];
+/**
+ * The relay's own defaults (MAX_BODY_BYTES, BODY_TIMEOUT_MS): a body the relay would take is never refused here.
+ * A larger declared length is refused before connecting; a chunked body is cut by the relay.
+ */
+export const TUNNEL_BODY_LIMIT = 20 * 1024 * 1024;
+const TUNNEL_TIMEOUT_MS = 30_000;
+const FORWARDED_REQUEST_HEADERS = [
+  'content-type',
+  'content-encoding',
+  'content-length',
+  'transfer-encoding',
+  'user-agent',
+  'origin',
+  'referer',
+];
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits', 'x-request-id'];
+
+const pick = <T extends object>(headers: T, names: readonly string[]) =>
+  Object.fromEntries(names.flatMap((name) => (name in headers ? [[name, headers[name as keyof T]]] : []))) as T;
 
 export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions): Promise<void> {
-  // A target with a path is used as it is (e.g. a capture server's /api/1/envelope/); a bare origin gets our path.
-  const target = options.target.pathname === '/' ? new URL(options.path, options.target) : options.target;
+  const target = tunnelDestination(options.path, options.target);
   app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: TUNNEL_BODY_LIMIT }, (_req, body, done) =>
-      done(null, body),
-    );
-    scope.post(options.path, async (req, reply) => {
-      const headers: Record<string, string> = { 'x-forwarded-for': req.ip };
-      for (const name of FORWARDED_REQUEST_HEADERS) {
-        const value = req.headers[name];
-        if (typeof value === 'string') headers[name] = value;
-      }
-      const url = new URL(target);
-      url.search = new URL(req.url, 'http://x').search;
-      try {
-        const upstream = await fetch(url, {
-          method: 'POST',
-          headers,
-          body: new Uint8Array((req.body as Buffer | undefined) ?? Buffer.alloc(0)),
-          signal: AbortSignal.timeout(TUNNEL_TIMEOUT_MS),
-        });
-        for (const name of FORWARDED_RESPONSE_HEADERS) {
-          const value = upstream.headers.get(name);
-          if (value !== null) reply.header(name, value);
-        }
-        return reply.code(upstream.status).send(Buffer.from(await upstream.arrayBuffer()));
-      } catch (error) {
-        req.log.warn({ err: error, target: target.href }, 'tunnel target unreachable');
-        return reply.code(502).type('text/plain; charset=utf-8').send('telemetry relay unreachable');
-      }
+    await scope.register(replyFrom, {
+      base: target.origin,
+      undici: { connections: 16, headersTimeout: TUNNEL_TIMEOUT_MS, bodyTimeout: TUNNEL_TIMEOUT_MS },
+      disableRequestLogging: true,
     });
+    // The request's stream is the body, piped to the relay. Through a PassThrough: when the send fails undici
+    // destroys the body it was given, which must not be the client's request (the 502 could not be answered).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => {
+      const body = new PassThrough();
+      payload.on('error', (error) => body.destroy(error)).pipe(body);
+      done(null, body);
+    });
+
+    const forward = (path: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+      if (Number(req.headers['content-length']) > TUNNEL_BODY_LIMIT) {
+        return reply
+          .code(413)
+          .type('text/plain; charset=utf-8')
+          .send(`the body exceeds the relay's ${TUNNEL_BODY_LIMIT} bytes`);
+      }
+      // The request's query goes along (reply-from's default).
+      return reply.from(path, {
+        rewriteRequestHeaders: (request, headers) => ({
+          ...pick(headers, FORWARDED_REQUEST_HEADERS),
+          'x-forwarded-for': request.ip,
+        }),
+        rewriteHeaders: (headers) => pick(headers, FORWARDED_RESPONSE_HEADERS),
+        onError: (failed, { error }) => {
+          failed.request.log.warn({ err: error, target: target.href }, 'tunnel target unreachable');
+          // The rest of an unsent body is discarded, and the connection closed after the answer.
+          if (!failed.request.raw.complete) failed.header('connection', 'close').request.raw.resume();
+          failed.code(502).type('text/plain; charset=utf-8').send('telemetry relay unreachable');
+        },
+      });
+    };
+    scope.post(options.path, forward(target.pathname));
+    // CSP reports beside the tunnel path, for a relay (a target with a path of its own has no such sibling).
+    if (target.pathname === options.path) scope.post(`${options.path}/security`, forward(`${options.path}/security`));
   });
 }

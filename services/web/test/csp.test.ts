@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { serverTunnelUrl } from '../src/server/telemetry-endpoints.ts';
+import { testApp } from './helpers.ts';
+
+/** The document's CSP as a map of directive → value. */
+async function policyOf(env: Record<string, string>) {
+  const { app } = await testApp(env);
+  const res = await app.inject({ method: 'GET', url: '/' });
+  await app.close();
+  const directives = new Map(
+    String(res.headers['content-security-policy'])
+      .split(';')
+      .map((part) => part.trim().split(/\s+/))
+      .map(([name = '', ...values]) => [name, values.join(' ')]),
+  );
+  return { directives, reportingEndpoints: res.headers['reporting-endpoints'] };
+}
+
+const DSN = 'https://pub123@o1.ingest.example.com/42';
+
+describe('Content-Security-Policy: where the page may connect and report', () => {
+  it.each([
+    ['the tunnel (default)', { SENTRY_DSN: DSN }, "'self'"],
+    [
+      'direct mode: the DSN origin and nothing else',
+      { SENTRY_DSN: DSN, TUNNEL_PATH: 'off' },
+      "'self' https://o1.ingest.example.com",
+    ],
+    ['direct mode without a DSN', { TUNNEL_PATH: 'off' }, "'self'"],
+  ])('connect-src with %s', async (_name, env, expected) => {
+    const { directives } = await policyOf(env);
+    expect(directives.get('connect-src')).toBe(expected);
+  });
+
+  it('reports violations to <TUNNEL_PATH>/security with the DSN (no secret), environment and release', async () => {
+    const { directives, reportingEndpoints } = await policyOf({
+      SENTRY_DSN: 'http://pub:secret@127.0.0.1:9000/sub/7',
+      SENTRY_ENVIRONMENT: 'staging',
+      SENTRY_RELEASE: 'web@1.2.3',
+    });
+    const uri = directives.get('report-uri') as string;
+    expect(uri.startsWith('/monitoring/security?')).toBe(true);
+    const query = new URL(uri, 'http://x').searchParams;
+    expect(Object.fromEntries(query)).toEqual({
+      dsn: 'http://pub@127.0.0.1:9000/sub/7',
+      sentry_environment: 'staging',
+      sentry_release: 'web@1.2.3',
+    });
+    expect(directives.get('report-to')).toBe('csp-endpoint');
+    expect(reportingEndpoints).toBe(`csp-endpoint="${uri}"`);
+  });
+
+  it("reports straight to Sentry's security endpoint for the DSN in direct mode", async () => {
+    const { directives } = await policyOf({ SENTRY_DSN: DSN, TUNNEL_PATH: 'off' });
+    expect(directives.get('report-uri')).toBe(
+      'https://o1.ingest.example.com/api/42/security/?sentry_key=pub123&sentry_environment=production',
+    );
+  });
+
+  it('reports nowhere without a DSN', async () => {
+    const { directives, reportingEndpoints } = await policyOf({});
+    expect(directives.has('report-uri')).toBe(false);
+    expect(directives.has('report-to')).toBe(false);
+    expect(reportingEndpoints).toBeUndefined();
+  });
+});
+
+describe("the Node SDK's envelopes go through the relay the tunnel path forwards to", () => {
+  it.each([
+    [{ TUNNEL_TARGET: 'http://relay:3001' }, 'http://relay:3001/monitoring'],
+    [{ TUNNEL_TARGET: 'http://relay:3001', TUNNEL_PATH: '/t' }, 'http://relay:3001/t'],
+    [{ TUNNEL_TARGET: 'http://capture:8000/api/1/envelope/' }, 'http://capture:8000/api/1/envelope/'],
+    [{ TUNNEL_TARGET: 'http://relay:3001', TUNNEL_PATH: 'off' }, undefined],
+    [{ SERVER_TUNNEL_URL: 'http://telemetry-relay:3001/monitoring' }, 'http://telemetry-relay:3001/monitoring'],
+    [{}, undefined],
+  ])('%j → %s', (env, expected) => {
+    expect(serverTunnelUrl(env)).toBe(expected);
+  });
+});
