@@ -8,3 +8,10 @@ export {
 } from './capture-server.ts';
 export { type CapturedItem, type ParsedEnvelope, readEnvelope } from './envelope-reader.ts';
 export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
+export {
+  type AssembledBundle,
+  type BundleFile,
+  type SentryApiFake,
+  startSentryApiFake,
+} from './sentry-api-fake.ts';
+export { readZip } from './zip-reader.ts';
