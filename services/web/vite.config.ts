@@ -1,12 +1,17 @@
+import { dirname, relative, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { precompress } from './build/precompress.ts';
+import { debugIdSourcemaps } from './build/sourcemaps.ts';
 
-// One config, two builds: `vite build` (browser: hashed chunks + manifest in dist/client) and `vite build --ssr`
-// (the server bundle in dist/server: main.js, and instrument.js for `node --import`).
+const repositoryRoot = resolve(import.meta.dirname, '../..');
+
+// One config, two builds: `vite build` (browser: hashed chunks with Sentry Debug IDs + manifest in dist/client, their
+// hidden source maps in dist/sourcemaps) and `vite build --ssr` (the server bundle in dist/server: main.js, and
+// instrument.js for `node --import`).
 export default defineConfig(({ isSsrBuild }) => ({
   // The browser build also writes .br and .gz beside each asset (served as they are, see server/static-assets.ts).
-  plugins: isSsrBuild ? [react()] : [react(), precompress()],
+  plugins: isSsrBuild ? [react()] : [react(), debugIdSourcemaps(), precompress()],
   // Sentry's documented tree-shaking flags: no debug logging code in the bundle.
   define: { __SENTRY_DEBUG__: 'false' },
   build: isSsrBuild
@@ -27,6 +32,14 @@ export default defineConfig(({ isSsrBuild }) => ({
         emptyOutDir: true,
         manifest: true,
         target: 'es2022',
-        rollupOptions: { input: 'src/client/entry.tsx' },
+        // Maps without a sourceMappingURL comment: browsers never learn of them (build/sourcemaps.ts).
+        sourcemap: 'hidden',
+        rollupOptions: {
+          input: 'src/client/entry.tsx',
+          // Sources named from the repository root (services/web/src/…), as Sentry shows them beside the code.
+          output: {
+            sourcemapPathTransform: (source, mapPath) => relative(repositoryRoot, resolve(dirname(mapPath), source)),
+          },
+        },
       },
 }));

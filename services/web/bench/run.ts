@@ -177,6 +177,7 @@ async function main(): Promise<void> {
 
   const size = measureFirstLoad();
   console.log(`\nfirst-load JavaScript ${size.page}: ${size.totalGzipKb.toFixed(1)} KB gzip (target ≤ 140)`);
+  console.log(`  of which Sentry Debug ID snippets ${size.debugIdGzipKb.toFixed(2)} KB`);
   for (const [pkg, kb] of Object.entries(size.byPackage).sort((a, b) => b[1] - a[1])) {
     console.log(`  ${pkg.padEnd(20)} ${kb.toFixed(1)} KB`);
   }

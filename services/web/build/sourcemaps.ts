@@ -1,0 +1,54 @@
+// Debug IDs and hidden source maps for the browser build. After Vite has written its files, Sentry's CLI
+// (`sentry sourcemap inject`, the npm package `sentry`: JavaScript and WebAssembly, no binary to download) puts a
+// Debug ID into every chunk (a snippet that registers it at runtime, and a `//# debugId=` comment) and into its map.
+// Then each `assets/*.map` moves out of the served directory into `<outDir>/../sourcemaps/assets/`, beside a copy of
+// its chunk: exactly what `npm run release:sourcemaps` uploads. The chunks have no `sourceMappingURL` comment.
+// Why the CLI and not Sentry's Vite plugin: README, "Sentry: releases and readable browser stack traces".
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createSentrySDK } from 'sentry';
+import type { Plugin } from 'vite';
+
+/** Where the maps of a client build in `outDir` go (dist/client → dist/sourcemaps). */
+export function sourcemapsDirFor(outDir: string): string {
+  return join(dirname(outDir), 'sourcemaps');
+}
+
+/** Injects Debug IDs into the chunks under `assets` and their maps (deterministic: derived from the content). */
+export async function injectDebugIds(assets: string): Promise<void> {
+  // `env: {}`: injecting is local work; no setting from the environment may change it.
+  await createSentrySDK({ env: {} }).sourcemap.inject({ directory: assets, ext: '.js' });
+}
+
+/** Moves every `.map` under `outDir/assets` to the sourcemaps directory with its chunk; returns the chunks. */
+export function moveSourcemaps(outDir: string): string[] {
+  const assets = join(outDir, 'assets');
+  const target = join(sourcemapsDirFor(outDir), 'assets');
+  rmSync(sourcemapsDirFor(outDir), { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  const moved: string[] = [];
+  for (const name of readdirSync(assets)) {
+    if (!name.endsWith('.map')) continue;
+    const chunk = name.slice(0, -'.map'.length);
+    renameSync(join(assets, name), join(target, name));
+    if (existsSync(join(assets, chunk))) copyFileSync(join(assets, chunk), join(target, chunk));
+    moved.push(chunk);
+  }
+  return moved;
+}
+
+/** The Vite plugin; writeBundle runs before `precompress`'s closeBundle, so the .br/.gz copies carry the IDs. */
+export function debugIdSourcemaps(): Plugin {
+  let outDir = '';
+  return {
+    name: 'debug-id-sourcemaps',
+    apply: 'build',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    async writeBundle() {
+      await injectDebugIds(join(outDir, 'assets'));
+      moveSourcemaps(outDir);
+    },
+  };
+}
