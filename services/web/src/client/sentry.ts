@@ -39,8 +39,8 @@ export function initSentry(config: ClientConfig['sentry']): void {
     // With no tunnel the SDK posts to the DSN's own intake.
     ...(config.tunnel ? { tunnel: config.tunnel } : {}),
     tracesSampleRate: config.tracesSampleRate,
-    // Transactions as events: the specification's "1000 spans per transaction" is the SDK's fixed cap
-    // (MAX_SPAN_COUNT in @sentry/core); it is not an option.
+    // Transactions as events: the specification's "1000 spans per transaction" is the SDK's fixed cap for them
+    // (MAX_SPAN_COUNT in @sentry/core), not an option; e2e/web/telemetry-limits.test.ts shows it.
     traceLifecycle: 'static' as const,
     maxBreadcrumbs: TRACING.maxBreadcrumbs,
     transport: makeFetchTransport,
@@ -64,6 +64,8 @@ export function initSentry(config: ClientConfig['sentry']): void {
         createRoutesFromChildren,
         matchRoutes,
         enableAsyncRouteHandlers: true,
+        // Navigations are started by navigation-tracing.ts, when the router starts them rather than when it commits.
+        instrumentNavigation: false,
         idleTimeout: TRACING.idleTimeout,
         finalTimeout: TRACING.finalTimeout,
         childSpanTimeout: TRACING.childSpanTimeout,

@@ -13,6 +13,7 @@ import { buildClientRoutes } from '../framework/client-routes.ts';
 import { enabledRoutes, flattenRoutes } from '../framework/route-table.ts';
 import { createDataStrategy } from './data-strategy.ts';
 import { createRouteCode } from './lazy-route.ts';
+import { traceNavigations } from './navigation-tracing.ts';
 import { createPrefetcher } from './prefetch.ts';
 import { initSentry } from './sentry.ts';
 
@@ -87,6 +88,7 @@ export async function start(): Promise<void> {
     dataStrategy: createDataStrategy(prefetcher),
   });
   routeCode.attach(router);
+  if (config.sentry.dsn) traceNavigations(router);
   const container = document.getElementById('root');
   if (!container) throw new Error('no #root element to hydrate');
   hydrateRoot(

@@ -18,5 +18,4 @@ export const TRACING = {
   childSpanTimeout: 15_000,
   maxBreadcrumbs: 100,
   transportBufferSize: 64,
-  maxSpansPerTransaction: 1_000,
 } as const;

@@ -19,6 +19,7 @@ import {
   serializeRouteError,
   serverFailure,
 } from '../framework/page-data-protocol.ts';
+import { patternOf } from '../framework/route-pattern.ts';
 import type { Assets } from './assets.ts';
 import { compressResponses } from './compression.ts';
 import { documentCacheControl } from './document-cache.ts';
@@ -255,16 +256,6 @@ function toHeaders(raw: FastifyRequest['headers']): Headers {
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
   return headers;
-}
-
-/** The route pattern (e.g. /catalog/:slug) of a match list, for metrics labels. */
-export function patternOf(matches: ReadonlyArray<{ route: { path?: string | undefined } }>): string {
-  const joined = matches
-    .map((m) => m.route.path ?? '')
-    .filter((p) => p !== '')
-    .join('/')
-    .replace(/\/+/g, '/');
-  return joined.startsWith('/') ? joined : `/${joined}`;
 }
 
 /** Labels the request by route pattern: its metrics, its trace (when sampled) and its error events. */
