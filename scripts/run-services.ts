@@ -44,7 +44,8 @@ interface Service {
 
 const withViewer = process.env.LOCAL_VIEWER !== 'off' && viewerInstalled();
 // A loopback DSN on the viewer's port: the relay accepts those (ALLOW_LOOPBACK_DSNS) and sends everything to the
-// viewer; the server SDK posts straight to the viewer, which speaks Sentry's envelope endpoint.
+// viewer. Both SDKs post through the relay (the server's to TUNNEL_TARGET + TUNNEL_PATH, see the web's
+// telemetry-endpoints.ts), as in docker compose.
 const localDsn = `http://local@127.0.0.1:${ports.viewer}/1`;
 const npmRun = (workspace: string) => ['npm', 'run', '--silent', mode, '--workspace', workspace];
 
@@ -64,7 +65,8 @@ const services: Service[] = [
       ...(withViewer ? { UPSTREAM_URL: `http://127.0.0.1:${ports.viewer}/api/1/envelope/` } : {}),
     },
   },
-  // Without an ingress, the web service forwards the browser's telemetry (POST /monitoring) to the relay.
+  // Without an ingress, the web service forwards the browser's telemetry (POST /monitoring, /monitoring/security) to
+  // the relay, and its own server SDK sends there too.
   {
     name: 'web',
     command: npmRun('services/web'),

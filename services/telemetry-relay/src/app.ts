@@ -7,6 +7,7 @@ import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
+import { securityReports } from './routes/security.ts';
 import { createTunnelHandler, isTunnelUrl, type Target, type TunnelHandler } from './routes/tunnel.ts';
 import { createDelivery } from './upstream/delivery.ts';
 import { createDestinationCheck } from './upstream/destinations.ts';
@@ -147,6 +148,9 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     draining: () => readiness.draining,
     closing: () => closing,
   });
+
+  // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security.ts).
+  await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });
 
   const serveMetrics = async () => ({ type: metrics.registry.contentType, text: await metrics.registry.metrics() });
   if (config.metricsPort === undefined) {

@@ -7,6 +7,7 @@ export type RejectCode =
   | 'dsn_not_allowed'
   | 'too_large'
   | 'unsupported_encoding'
+  | 'unsupported_type'
   | 'body_timeout'
   | 'rate_limited'
   | 'spool_full'
@@ -22,6 +23,7 @@ const STATUS: Record<RejectCode, number> = {
   dsn_not_allowed: 403,
   too_large: 413,
   unsupported_encoding: 415,
+  unsupported_type: 415,
   body_timeout: 408,
   rate_limited: 429,
   spool_full: 429,

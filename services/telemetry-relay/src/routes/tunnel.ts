@@ -1,26 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
-import { envelopeEndpoint } from '../envelope/dsn.ts';
 import { type EnvelopeHeader, parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
-import { serializeEnvelope } from '../envelope/serialize.ts';
-import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import type { ClientShares } from '../memory/budget.ts';
-import { labelled, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
-import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
 import { RelayError } from '../pipeline/errors.ts';
-import { createFilter } from '../pipeline/filter.ts';
-import { clientAddress, identityHeaders } from '../pipeline/identity.ts';
-import type { RateLimits } from '../pipeline/rate-limit.ts';
-import type { Delivery } from '../upstream/delivery.ts';
+import { clientAddress } from '../pipeline/identity.ts';
+import { createEnvelopeStages, type StageOptions, type Target } from './envelope-stages.ts';
 
 /**
  * POST <TUNNEL_PATH>: the pipeline, in the order the data flows — bound (with the envelope header line parsed and
  * authorized as soon as it arrives, before any item is read) → parse items → rate-limit → filter → identity →
- * deliver (forward, spool on failure).
+ * deliver (forward, spool on failure); the stages after parsing are envelope-stages.ts, shared with CSP reports.
  *
  * This one route is served by node:http directly, ahead of Fastify (see app.ts): it is the hot path, and Fastify's
  * per-request machinery (request/reply objects, a child logger, hooks, content-type parsing) cost more than the
@@ -28,19 +20,9 @@ import type { Delivery } from '../upstream/delivery.ts';
  * sampled logs, Connection: close while draining, 503 once closing.
  */
 
-/** Where an envelope goes and whose it is (what the delivery stage needs besides the bytes). */
-export interface Target {
-  url: string;
-  dsnKey: string;
-  project: string;
-}
+export type { Target };
 
-export interface TunnelOptions {
-  config: Config;
-  metrics: RelayMetrics;
-  rateLimits: RateLimits;
-  delivery: Delivery;
-  outcomes: OutcomeAggregator<Target>;
+export interface TunnelOptions extends StageOptions {
   /** The memory budget, shared fairly between clients. */
   shares: ClientShares;
   log: FastifyBaseLogger;
@@ -60,9 +42,8 @@ export function isTunnelUrl(url: string | undefined, tunnelPath: string): boolea
 }
 
 export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
-  const { config, metrics, rateLimits, delivery, outcomes, shares, log } = options;
+  const { config, metrics, shares, log } = options;
   const authorize = createAuthorizer({ allowedDsns: config.allowedDsns, loopbackPorts: config.loopbackPorts });
-  const filter = createFilter(config.ignoreRules);
   const bodyLimits = {
     maxBodyBytes: config.limits.maxBodyBytes,
     maxEnvelopeBytes: config.limits.maxEnvelopeBytes,
@@ -71,7 +52,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     maxHeaderBytes: config.limits.maxHeaderBytes,
   };
   let requests = 0;
-  const accepted = labelled(metrics.accepted);
+  const deliverEnvelope = createEnvelopeStages(options);
 
   /** Reads the body within the client's share of the memory budget, authorizing its header line on arrival. */
   const handle = async (req: IncomingMessage, res: ServerResponse, ip: string): Promise<string> => {
@@ -93,55 +74,6 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     } finally {
       hold.release();
     }
-  };
-
-  const deliverEnvelope = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    ip: string,
-    envelope: Envelope,
-    { dsn, project }: Authorized,
-  ): Promise<string> => {
-    const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
-
-    const limited = rateLimits.apply(dsn.key, envelope.items);
-    for (const type of limited.droppedTypes)
-      metrics.itemsDropped.inc({ reason: 'rate_limited', type: typeLabel(type) });
-    if (limited.items.length === 0 && envelope.items.length > 0) {
-      throw new RelayError(
-        'rate_limited',
-        `project ${dsn.projectId} is rate-limited upstream`,
-        rateLimits.headers(dsn.key),
-      );
-    }
-    const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items });
-    for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
-
-    const discarded =
-      limited.discarded.length === 0 ? filtered.discarded : [...limited.discarded, ...filtered.discarded];
-    const target: Target = { url: config.upstreamUrl?.href ?? envelopeEndpoint(dsn), dsnKey: dsn.key, project };
-    let items: EnvelopeItem[] = filtered.items;
-    if (items.length === 0) {
-      // Nothing left to send: the outcomes go with the next batch of client reports.
-      if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
-    } else {
-      let bytes = envelope.bytes;
-      if (discarded.length > 0) {
-        items = [...items, clientReportItem(discarded)];
-        bytes = serializeEnvelope(envelope, items);
-      }
-      await delivery.accept({
-        ...target,
-        headers: identityHeaders(ip, req.headers),
-        body: bytes,
-        acceptedAt: Date.now(),
-      });
-    }
-    accepted(project).inc();
-    if (limited.droppedTypes.length > 0) {
-      for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
-    }
-    return eventId ? `{"id":"${eventId}"}` : '{}';
   };
 
   const send = (

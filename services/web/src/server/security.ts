@@ -1,8 +1,8 @@
 // Security headers through helmet: a CSP with a fresh nonce per request for scripts and for styles (the feedback
 // widget puts nonced <style> elements in its shadow root), same-origin connections only (telemetry goes through the
 // same-origin tunnel; in direct mode also the DSN's origin, nothing else), violations reported to Sentry's security
-// endpoint (report-uri, and report-to for browsers with the Reporting API), no framing, a strict referrer policy,
-// HSTS in production.
+// endpoint (report-uri: with report-to as well, Chromium ignores report-uri, and its Reporting API delivered nothing
+// in the browser suites — docs in the README's Sentry section), no framing, a strict referrer policy, HSTS in production.
 //
 // helmet itself, built once, rather than @fastify/helmet: with nonces (and in fact always) that plugin builds a new
 // helmet middleware per request, re-parsing every CSP directive — ≈ 5 % of the CPU of a page-data request. Here the
@@ -36,19 +36,14 @@ export interface SecurityOptions {
   reportUrl?: string | undefined;
 }
 
-/** The Reporting API endpoint name CSP's report-to refers to (declared by the Reporting-Endpoints header). */
-const REPORT_ENDPOINT = 'csp-endpoint';
-
 /** Registered on the root instance (not encapsulated): every response gets the headers, every reply its nonces. */
 export function registerSecurityHeaders(app: FastifyInstance, options: SecurityOptions): void {
   const applyHeaders = helmet(helmetOptions(options));
-  const reportingEndpoints = options.reportUrl ? `${REPORT_ENDPOINT}="${options.reportUrl}"` : undefined;
   app.decorateReply('cspNonce', null as unknown as CspNonces);
   app.addHook('onRequest', (req, reply, done) => {
     const bytes = randomBytes(32).toString('hex');
     reply.cspNonce = { script: bytes.slice(0, 32), style: bytes.slice(32) };
     noncesOf.set(reply.raw, reply.cspNonce);
-    if (reportingEndpoints) reply.raw.setHeader('reporting-endpoints', reportingEndpoints);
     applyHeaders(req.raw, reply.raw, (error) => done(error as Error | undefined));
   });
 }
@@ -72,8 +67,7 @@ export function helmetOptions(options: SecurityOptions): HelmetOptions {
         baseUri: ["'self'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
-        // report-uri for browsers without the Reporting API; those with it use report-to and ignore report-uri.
-        ...(options.reportUrl ? { reportUri: [options.reportUrl], reportTo: [REPORT_ENDPOINT] } : {}),
+        ...(options.reportUrl ? { reportUri: [options.reportUrl] } : {}),
       },
     },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },

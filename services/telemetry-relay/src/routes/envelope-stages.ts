@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config.ts';
+import { envelopeEndpoint } from '../envelope/dsn.ts';
+import { serializeEnvelope } from '../envelope/serialize.ts';
+import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
+import { labelled, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
+import type { Authorized } from '../pipeline/authorize.ts';
+import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
+import { RelayError } from '../pipeline/errors.ts';
+import { createFilter } from '../pipeline/filter.ts';
+import { identityHeaders } from '../pipeline/identity.ts';
+import type { RateLimits } from '../pipeline/rate-limit.ts';
+import type { Delivery } from '../upstream/delivery.ts';
+
+/**
+ * What every route does with an authorized envelope, in the order the data flows: rate-limit → filter → identity →
+ * deliver (forward, spool on failure). The tunnel (tunnel.ts) and CSP reports (security.ts) differ only in how the
+ * envelope is read. Resolves with the JSON answer; sets the rate-limit headers on `res` when items were limited.
+ */
+
+/** Where an envelope goes and whose it is (what the delivery stage needs besides the bytes). */
+export interface Target {
+  url: string;
+  dsnKey: string;
+  project: string;
+}
+
+export interface StageOptions {
+  config: Config;
+  metrics: RelayMetrics;
+  rateLimits: RateLimits;
+  delivery: Delivery;
+  outcomes: OutcomeAggregator<Target>;
+}
+
+export type EnvelopeStages = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ip: string,
+  envelope: Envelope,
+  authorized: Authorized,
+) => Promise<string>;
+
+export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
+  const { config, metrics, rateLimits, delivery, outcomes } = options;
+  const filter = createFilter(config.ignoreRules);
+  const accepted = labelled(metrics.accepted);
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    ip: string,
+    envelope: Envelope,
+    { dsn, project }: Authorized,
+  ): Promise<string> => {
+    const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
+
+    const limited = rateLimits.apply(dsn.key, envelope.items);
+    for (const type of limited.droppedTypes)
+      metrics.itemsDropped.inc({ reason: 'rate_limited', type: typeLabel(type) });
+    if (limited.items.length === 0 && envelope.items.length > 0) {
+      throw new RelayError(
+        'rate_limited',
+        `project ${dsn.projectId} is rate-limited upstream`,
+        rateLimits.headers(dsn.key),
+      );
+    }
+    const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items });
+    for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
+
+    const discarded =
+      limited.discarded.length === 0 ? filtered.discarded : [...limited.discarded, ...filtered.discarded];
+    const target: Target = { url: config.upstreamUrl?.href ?? envelopeEndpoint(dsn), dsnKey: dsn.key, project };
+    let items: EnvelopeItem[] = filtered.items;
+    if (items.length === 0) {
+      // Nothing left to send: the outcomes go with the next batch of client reports.
+      if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
+    } else {
+      let bytes = envelope.bytes;
+      if (discarded.length > 0) {
+        items = [...items, clientReportItem(discarded)];
+        bytes = serializeEnvelope(envelope, items);
+      }
+      await delivery.accept({
+        ...target,
+        headers: identityHeaders(ip, req.headers),
+        body: bytes,
+        acceptedAt: Date.now(),
+      });
+    }
+    accepted(project).inc();
+    if (limited.droppedTypes.length > 0) {
+      for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
+    }
+    return eventId ? `{"id":"${eventId}"}` : '{}';
+  };
+}
