@@ -1,6 +1,9 @@
 // Both images on one Docker network with a capture upstream, driven by Chromium through the web container: pages
 // render and navigate client-side, and an error and a feedback from the page travel the tunnel path
 // (browser → web → relay → upstream), as in `docker compose up`.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Network, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +12,8 @@ import {
   buildImage,
   type CaptureContainer,
   type CapturedEnvelopeView,
+  docker,
+  E2E_TAG,
   eventually,
   exposedMetricNames,
   HardenedContainer,
@@ -152,5 +157,43 @@ describe('web and relay containers with Chromium', () => {
     const used = monitoredMetricNames('web');
     expect(used.length).toBeGreaterThan(0);
     expect(used.filter((name) => !exposed.has(name))).toEqual([]);
+  });
+
+  it('serves chunks with Debug IDs and ships no source map; the sourcemaps stage holds every chunk’s map', async () => {
+    const listing = await web.exec([
+      '/usr/local/bin/node',
+      '-e',
+      `const fs = require('node:fs');
+       const files = fs.readdirSync('/app', { recursive: true }).map(String);
+       console.log(JSON.stringify({ maps: files.filter((f) => /\\.map(\\.br|\\.gz)?$/.test(f)),
+         chunks: fs.readdirSync('/app/services/web/dist/client/assets').filter((f) => f.endsWith('.js')) }));`,
+    ]);
+    expect(listing.exitCode, listing.output).toBe(0);
+    const { maps, chunks } = JSON.parse(listing.output) as { maps: string[]; chunks: string[] };
+    expect(maps).toEqual([]);
+    expect(chunks.length).toBeGreaterThan(3);
+    const debugIds = new Map<string, string>();
+    for (const chunk of chunks) {
+      const served = await fetch(`${base}/assets/${chunk}`);
+      debugIds.set(chunk, /\/\/# debugId=([0-9a-f-]{36})\s*$/.exec(await served.text())?.[1] ?? 'none');
+      expect((await fetch(`${base}/assets/${chunk}.map`)).status).toBe(404);
+    }
+    // The release step's input, taken from the same build: docker build --target sourcemaps.
+    const stage = `ssr-telemetry/web-sourcemaps:${E2E_TAG}`;
+    await docker(['build', '-q', '-f', 'services/web/Dockerfile', '--target', 'sourcemaps', '-t', stage, '.'], {
+      env: { ...process.env, DOCKER_BUILDKIT: '0' },
+    });
+    const id = await docker(['create', stage, 'none']);
+    const out = await mkdtemp(join(tmpdir(), 'web-sourcemaps-'));
+    try {
+      await docker(['cp', `${id}:/sourcemaps`, out]);
+      for (const [chunk, debugId] of debugIds) {
+        const map = JSON.parse(await readFile(join(out, 'sourcemaps/assets', `${chunk}.map`), 'utf8'));
+        expect(map.debug_id, chunk).toBe(debugId);
+      }
+    } finally {
+      await docker(['rm', id]);
+      await rm(out, { recursive: true, force: true });
+    }
   });
 });
