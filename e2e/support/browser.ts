@@ -1,7 +1,7 @@
 // Debian's Chromium through playwright-core (never a downloaded browser), and the checks every page gets.
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 
 export { launchChromium } from '@app/test-kit/chromium';
 
@@ -38,4 +38,16 @@ export async function markDocument(page: Page): Promise<void> {
 /** True while the page still shows the document `markDocument` marked. */
 export function isSameDocument(page: Page): Promise<boolean> {
   return page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument === true);
+}
+
+/** A new page whose console is watched and whose page-data requests (X-Page-Data: 1) are collected. */
+export async function watchedPage(
+  browser: Browser,
+): Promise<{ page: Page; seen: ReturnType<typeof watchConsole>; pageDataRequests: Request[] }> {
+  const page = await browser.newPage();
+  const pageDataRequests: Request[] = [];
+  page.on('request', (request) => {
+    if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
+  });
+  return { page, seen: watchConsole(page), pageDataRequests };
 }

@@ -2,7 +2,7 @@
 // exactly as in production (`node --import instrument.js main.js`) as a real process on a loopback port.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type ServiceProcess, spawnService } from '@app/test-kit';
+import { type CaptureServer, type ServiceProcess, spawnService } from '@app/test-kit';
 
 const webDir = fileURLToPath(new URL('../../services/web/', import.meta.url));
 
@@ -19,4 +19,9 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Servic
     cwd: webDir,
     env: { NODE_OPTIONS: `--import ${webDir}dist/server/instrument.js`, LOG_LEVEL: 'info', ...env },
   });
+}
+
+/** The web service reporting to a capture server: the Node SDK to its DSN, the browser through the tunnel path. */
+export function startWebReportingTo(capture: CaptureServer, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  return startWeb({ SENTRY_DSN: capture.dsn(), TUNNEL_TARGET: capture.envelopeUrl('1'), ...env });
 }

@@ -5,13 +5,17 @@ import { createServer } from 'node:http';
 import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { createStaticHandler, createStaticRouter, RouterContextProvider, StaticRouterProvider } from 'react-router';
 import { routeTable, views } from '../src/app/route-table.ts';
-import { serverHandlers } from '../src/app/server-handlers.ts';
+import { createServerHandlers } from '../src/app/server-handlers.ts';
 import { enabledRoutes } from '../src/framework/route-table.ts';
 import { buildServerRoutes } from '../src/framework/server-routes.ts';
 
 const mode = process.env.RENDER === 'string' ? 'string' : 'stream';
 const table = enabledRoutes(routeTable, false);
-const handlers = Object.fromEntries(Object.entries(serverHandlers).filter(([id]) => id !== 'diagnostics'));
+const handlers = Object.fromEntries(
+  Object.entries(createServerHandlers({ relatedDelayMs: 0, secureCookies: true })).filter(
+    ([id]) => id !== 'diagnostics',
+  ),
+);
 const handler = createStaticHandler(await buildServerRoutes(table, views, handlers));
 const context = await handler.query(new Request('http://bench/catalog?limit=50'), {
   requestContext: new RouterContextProvider(),

@@ -103,7 +103,7 @@ describe('documents and page data', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-encoding']).toBe(encoding);
     expect(res.headers['content-length']).toBeUndefined();
-    expect(res.headers.vary).toBe('X-Page-Data, Accept-Encoding');
+    expect(res.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes, Accept-Encoding');
     const html = decode[encoding]?.(res.rawPayload).toString() ?? '';
     expect(html).toMatch(/^<!DOCTYPE html>/);
     expect(html).toContain('<h1>Catalog</h1>');
@@ -122,7 +122,7 @@ describe('documents and page data', () => {
   it('sends a small body (a page-data redirect) as it is, still varying on Accept-Encoding', async () => {
     const res = await on.inject({ url: '/catalog', headers: { ...pageData('catalog-item'), 'accept-encoding': 'br' } });
     expect(res.headers['content-encoding']).toBeUndefined();
-    expect(res.headers.vary).toBe('X-Page-Data, Accept-Encoding');
+    expect(res.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes, Accept-Encoding');
     expect(res.json()).toMatchObject({ kind: 'redirect' });
   });
 
@@ -139,7 +139,7 @@ describe('documents and page data', () => {
       expect(data.json().kind).toBe('data');
     }
     const doc = await off.inject({ url: '/catalog', headers: { 'accept-encoding': 'br' } });
-    expect(doc.headers.vary).toBe('X-Page-Data');
+    expect(doc.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes');
   });
 });
 

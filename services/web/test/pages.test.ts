@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';
-import { pageData, testApp } from './helpers.ts';
+import { fakeAssets, pageData, testApp } from './helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -21,7 +21,7 @@ describe('documents and page data from one URL', () => {
     const res = await app.inject({ url: '/catalog' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers.vary).toBe('X-Page-Data, Accept-Encoding');
+    expect(res.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes, Accept-Encoding');
     expect(res.headers['cache-control']).toBe('private, no-cache');
     expect(res.body).toMatch(/^<!DOCTYPE html>/);
     expect(res.body).toContain('<h1>Catalog</h1>');
@@ -35,7 +35,7 @@ describe('documents and page data from one URL', () => {
     const res = await app.inject({ url: '/catalog?q=lamp', headers: pageData('catalog-list') });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(res.headers.vary).toBe('X-Page-Data, Accept-Encoding');
+    expect(res.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes, Accept-Encoding');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-page-data']).toBe('1');
     const body = res.json();
@@ -76,7 +76,7 @@ describe('signals', () => {
     const doc = await app.inject({ url: '/catalog/old-amber-lamp' });
     expect(doc.statusCode).toBe(301);
     expect(doc.headers.location).toBe('/catalog/amber-lamp');
-    expect(doc.headers.vary).toBe('X-Page-Data');
+    expect(doc.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes');
     const data = await app.inject({ url: '/catalog/old-amber-lamp', headers: pageData('root,catalog-item') });
     expect(data.statusCode).toBe(200);
     expect(data.json()).toEqual({
@@ -141,10 +141,21 @@ describe('actions', () => {
     expect(res.headers.location).toBe('/preferences?saved=1');
     const cookie = String(res.headers['set-cookie']).split(';')[0] ?? '';
     expect(cookie).toMatch(/^prefs=/);
+    expect(String(res.headers['set-cookie'])).toMatch(/; HttpOnly; Secure; SameSite=Lax$/);
     const next = await app.inject({ url: '/preferences?saved=1', headers: { cookie } });
     expect(next.body).toContain('Your preferences were saved.');
     expect(next.body).toContain('Hello, Ada');
     expect(next.body).toContain('theme-dark');
+  });
+
+  it('sets the prefs cookie without Secure only from the development server (plain http on localhost)', async () => {
+    const { buildApp } = await import('../src/server/app.ts');
+    const { loadConfig } = await import('../src/server/config.ts');
+    const dev = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), { assets: fakeAssets, dev: true });
+    const res = await dev.app.inject(form('pageSize=10&theme=dark', { origin: 'http://shop.test' }));
+    expect(String(res.headers['set-cookie'])).toMatch(/^prefs=/);
+    expect(String(res.headers['set-cookie'])).not.toMatch(/Secure/);
+    await dev.app.close();
   });
 
   it('re-renders the form with 400 and the errors on invalid input, keeping what was typed', async () => {
@@ -261,7 +272,8 @@ describe('metrics', () => {
 describe('route table', () => {
   it('has a server loader or action for every route that says so, and no handler without a route', async () => {
     const { routeTable, views } = await import('../src/app/route-table.ts');
-    const { serverHandlers } = await import('../src/app/server-handlers.ts');
+    const { createServerHandlers } = await import('../src/app/server-handlers.ts');
+    const serverHandlers = createServerHandlers({ relatedDelayMs: 0, secureCookies: true });
     const { buildServerRoutes } = await import('../src/framework/server-routes.ts');
     await expect(buildServerRoutes(routeTable, views, serverHandlers)).resolves.toHaveLength(1);
     await expect(buildServerRoutes(routeTable, views, { ...serverHandlers, ghost: {} })).rejects.toThrow(

@@ -1,15 +1,25 @@
 // Loaders and actions, by route id. Server-only: never imported by the browser bundle.
 import type { ServerHandlers } from '../framework/route-table.ts';
-import { catalogItemLoader, catalogListLoader } from './catalog/catalog.server.ts';
-import { diagnosticsLoader } from './diagnostics/diagnostics.server.ts';
+import { catalogListLoader, createCatalogItemLoader } from './catalog/catalog.server.ts';
+import { createDiagnosticsLoader } from './diagnostics/diagnostics.server.ts';
 import { notFoundLoader } from './not-found.server.ts';
-import { preferencesAction, preferencesLoader, rootLoader } from './preferences/preferences.server.ts';
+import { createPreferencesAction, preferencesLoader, rootLoader } from './preferences/preferences.server.ts';
 
-export const serverHandlers: Record<string, ServerHandlers> = {
-  root: { loader: rootLoader },
-  'catalog-list': { loader: catalogListLoader },
-  'catalog-item': { loader: catalogItemLoader },
-  preferences: { loader: preferencesLoader, action: preferencesAction },
-  diagnostics: { loader: diagnosticsLoader },
-  'not-found': { loader: notFoundLoader },
-};
+/** What the handlers take from the service's configuration. */
+export interface HandlerSettings {
+  /** How long the item page's related items take (the deferred, streamed part). */
+  relatedDelayMs: number;
+  /** Cookies are sent with Secure (everywhere but the development server). */
+  secureCookies: boolean;
+}
+
+export function createServerHandlers(settings: HandlerSettings): Record<string, ServerHandlers> {
+  return {
+    root: { loader: rootLoader },
+    'catalog-list': { loader: catalogListLoader },
+    'catalog-item': { loader: createCatalogItemLoader(settings.relatedDelayMs) },
+    preferences: { loader: preferencesLoader, action: createPreferencesAction(settings.secureCookies) },
+    diagnostics: { loader: createDiagnosticsLoader(settings.relatedDelayMs) },
+    'not-found': { loader: notFoundLoader },
+  };
+}

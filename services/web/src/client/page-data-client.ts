@@ -1,10 +1,13 @@
 // Asks the server for page data (the same URL with the page-data headers) and checks that the answer is ours.
+// The answer is one JSON line, or — when loaders deferred parts — the page data's line then one line per part.
+import type { DeferredSettlement } from '../framework/deferred-data.ts';
 import {
   PAGE_DATA_HEADER,
   PAGE_DATA_ROUTES_HEADER,
   PAGE_DATA_VERSION,
   type PageData,
 } from '../framework/page-data-protocol.ts';
+import { attachDeferred } from './deferred-data.ts';
 
 /** Page data could not be had: the caller falls back to a full page load. */
 export class PageDataUnavailable extends Error {
@@ -39,10 +42,50 @@ export async function fetchPageData(
   if (response.headers.get(PAGE_DATA_HEADER) !== PAGE_DATA_VERSION) {
     throw new PageDataUnavailable(`not page data (status ${response.status}, ${response.headers.get('content-type')})`);
   }
+  const lines = readLines(response);
+  let first: PageData;
   try {
-    return (await response.json()) as PageData;
+    const line = await lines.next();
+    if (line.done) throw new SyntaxError('empty body');
+    first = JSON.parse(line.value) as PageData;
   } catch (error) {
     if (init.signal?.aborted) throw error;
     throw new PageDataUnavailable('malformed page data');
   }
+  if (first.kind === 'data' && first.deferred) void receiveDeferred(first, first.deferred, lines);
+  return first;
+}
+
+/** The page data's deferred parts, settled as their lines arrive; any left when the body ends fail. */
+async function receiveDeferred(
+  first: PageData & { kind: 'data' },
+  keys: Record<string, string[]>,
+  lines: AsyncGenerator<string>,
+) {
+  const receiver = attachDeferred(first.loaderData, keys);
+  try {
+    for await (const line of lines) receiver.settle(JSON.parse(line) as DeferredSettlement);
+    receiver.failPending(new Error('page data ended before its deferred parts arrived'));
+  } catch (error) {
+    receiver.failPending(error);
+  }
+}
+
+async function* readLines(response: Response): AsyncGenerator<string> {
+  if (!response.body) return;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += value;
+    let end = buffered.indexOf('\n');
+    while (end >= 0) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      if (line.trim() !== '') yield line;
+      end = buffered.indexOf('\n');
+    }
+  }
+  if (buffered.trim() !== '') yield buffered;
 }

@@ -12,6 +12,7 @@ import { readClientConfig } from '../framework/client-config.ts';
 import { buildClientRoutes } from '../framework/client-routes.ts';
 import { enabledRoutes, flattenRoutes } from '../framework/route-table.ts';
 import { createDataStrategy } from './data-strategy.ts';
+import { reviveDeferredHydration } from './deferred-data.ts';
 import { createRouteCode } from './lazy-route.ts';
 import { traceNavigations } from './navigation-tracing.ts';
 import { createPrefetcher } from './prefetch.ts';
@@ -84,6 +85,7 @@ export async function start(): Promise<void> {
     console.warn('[router] route code did not load; the page stays server-rendered', error);
     return;
   }
+  reviveDeferredHydration();
   const router = Sentry.wrapCreateBrowserRouter(createBrowserRouter)(routes, {
     dataStrategy: createDataStrategy(prefetcher),
   });

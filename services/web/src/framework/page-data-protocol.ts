@@ -27,6 +27,8 @@ export type PageData =
       loaderData: Record<string, unknown>;
       actionData: Record<string, unknown> | null;
       errors: Record<string, SerializedRouteError> | null;
+      /** Loader data keys that are still pending (null above): each arrives as a later line (deferred-data.ts). */
+      deferred?: Record<string, string[]>;
     }
   | { kind: 'redirect'; status: number; location: string; replace: boolean; reloadDocument: boolean };
 

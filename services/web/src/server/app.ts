@@ -2,7 +2,7 @@ import { createServiceApp, type ServiceApp } from '@app/service-kit';
 import * as Sentry from '@sentry/node';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { APP_NAME, routeTable, views } from '../app/route-table.ts';
-import { serverHandlers } from '../app/server-handlers.ts';
+import { createServerHandlers, type HandlerSettings } from '../app/server-handlers.ts';
 import type { ClientConfig } from '../framework/client-config.ts';
 import { SERVER_ERROR_TEXT } from '../framework/page-data-protocol.ts';
 import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/route-table.ts';
@@ -27,9 +27,9 @@ export interface BuildOptions {
 }
 
 /** The handlers of the enabled routes only. */
-function handlersOf(table: RouteEntry[]) {
+function handlersOf(table: RouteEntry[], settings: HandlerSettings) {
   const ids = new Set(flattenRoutes(table).map((entry) => entry.id));
-  return Object.fromEntries(Object.entries(serverHandlers).filter(([id]) => ids.has(id)));
+  return Object.fromEntries(Object.entries(createServerHandlers(settings)).filter(([id]) => ids.has(id)));
 }
 
 export interface WebApp extends ServiceApp {
@@ -115,7 +115,11 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     diagnostics: config.diagnostics,
   };
   await app.register(pages, {
-    routes: await buildServerRoutes(table, views, handlersOf(table)),
+    routes: await buildServerRoutes(
+      table,
+      views,
+      handlersOf(table, { relatedDelayMs: config.catalogRelatedDelayMs, secureCookies: !options.dev }),
+    ),
     viewModules: new Map(flattenRoutes(table).map((entry) => [entry.id, entry.view])),
     assets: options.assets,
     clientConfig,

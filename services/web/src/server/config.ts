@@ -25,6 +25,8 @@ export interface Config {
   logSampleEvery: number;
   /** The commit running (REVISION, set by the image build), for web_build_info with the release. */
   revision: string;
+  /** How long the example item page's related items take: its deferred part, streamed after the shell. */
+  catalogRelatedDelayMs: number;
 }
 
 export function loadConfig(env: Env): Config {
@@ -91,6 +93,7 @@ export function loadConfig(env: Env): Config {
     compression: compressionText !== 'off',
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 100, { min: 1, max: 1_000_000 }),
     revision: reader.string('REVISION', 'unknown'),
+    catalogRelatedDelayMs: reader.integer('CATALOG_RELATED_DELAY_MS', 20, { min: 0, max: 60_000 }),
   };
   reader.done();
   return config;

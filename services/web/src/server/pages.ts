@@ -11,6 +11,7 @@ import {
   type StaticHandlerContext,
 } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
+import { keysOf, withoutPromises } from '../framework/deferred-data.ts';
 import {
   PAGE_DATA_HEADER,
   PAGE_DATA_ROUTES_HEADER,
@@ -22,6 +23,7 @@ import {
 import { patternOf } from '../framework/route-pattern.ts';
 import type { Assets } from './assets.ts';
 import { compressResponses } from './compression.ts';
+import { type DeferredPart, pageDataLines, prepareDeferred } from './deferred-data.ts';
 import { documentCacheControl } from './document-cache.ts';
 import type { Metrics } from './metrics.ts';
 import { checkOrigin } from './origin-check.ts';
@@ -62,7 +64,8 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
     const isPageData = req.headers[PAGE_DATA_HEADER.toLowerCase()] === '1';
     const isPost = req.method === 'POST';
     const kind: Kind = isPost ? 'action' : isPageData ? 'page-data' : 'document';
-    reply.header('vary', PAGE_DATA_HEADER).header('cache-control', 'no-store');
+    // Page data's body depends on the route list too: a cache must not answer one list with another's data.
+    reply.header('vary', `${PAGE_DATA_HEADER}, ${PAGE_DATA_ROUTES_HEADER}`).header('cache-control', 'no-store');
     if (isPost) {
       const verdict = checkOrigin(req.headers, req.host, options.allowedOrigins);
       if (!verdict.ok) {
@@ -118,6 +121,11 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
       });
     }
     replaceFailures(req, result);
+    const deferred = prepareDeferred(
+      result.loaderData,
+      (error, where) => reportFailure(req, error, where),
+      abort.signal,
+    );
     copyRouteHeaders(reply, result);
     options.metrics.pageRequests.inc({ kind, outcome: String(result.statusCode) });
 
@@ -125,15 +133,17 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
       const errors = result.errors
         ? Object.fromEntries(Object.entries(result.errors).map(([id, e]) => [id, serializeRouteError(e)]))
         : null;
-      return sendPageData(reply, {
+      const body: PageData & { kind: 'data' } = {
         kind: 'data',
         status: result.statusCode,
-        loaderData: result.loaderData,
+        loaderData: withoutPromises(result.loaderData),
         actionData: result.actionData,
         errors,
-      });
+        ...(deferred.length > 0 ? { deferred: keysOf(deferred) } : {}),
+      };
+      return deferred.length > 0 ? sendPageDataLines(reply, body, deferred) : sendPageData(reply, body);
     }
-    return sendDocument(req, reply, result, handler.dataRoutes, rootId, abort.signal);
+    return sendDocument(req, reply, result, handler.dataRoutes, rootId, deferred, abort.signal);
   };
 
   const sendDocument = async (
@@ -142,10 +152,12 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
     context: StaticHandlerContext,
     dataRoutes: RouteObject[],
     rootId: string,
+    deferred: DeferredPart[],
     signal: AbortSignal,
   ) => {
     const parts = {
       dataRoutes,
+      deferred,
       nonce: reply.cspNonce.script,
       styleNonce: reply.cspNonce.style,
       assets: options.assets,
@@ -226,6 +238,15 @@ function sendPageData(reply: FastifyReply, body: PageData) {
     .header(PAGE_DATA_HEADER, PAGE_DATA_VERSION)
     .type('application/json; charset=utf-8')
     .send(JSON.stringify(body));
+}
+
+/** Page data with deferred parts, streamed as JSON lines (the first is the page data). */
+function sendPageDataLines(reply: FastifyReply, first: PageData & { kind: 'data' }, deferred: DeferredPart[]) {
+  return reply
+    .code(first.status)
+    .header(PAGE_DATA_HEADER, PAGE_DATA_VERSION)
+    .type('application/x-ndjson; charset=utf-8')
+    .send(pageDataLines(first, deferred));
 }
 
 function copyRouteHeaders(reply: FastifyReply, context: StaticHandlerContext): void {

@@ -10,9 +10,11 @@ import {
   StaticRouterProvider,
 } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
+import { DEFERRED_KEYS_ID, DEFERRED_QUEUE, type DeferredSettlement, keysOf } from '../framework/deferred-data.ts';
 import { ERROR_TITLE, NOT_FOUND_TITLE } from '../framework/error-screens.tsx';
 import { pageMetaOf } from '../framework/page-meta.ts';
 import type { Assets } from './assets.ts';
+import type { DeferredPart } from './deferred-data.ts';
 
 export interface DocumentParts {
   context: StaticHandlerContext;
@@ -27,6 +29,8 @@ export interface DocumentParts {
   appName: string;
   /** This site's origin as the request named it, for the canonical URL. */
   origin: string;
+  /** The loader data's deferred parts: each one's value is streamed in a script when it settles. */
+  deferred?: DeferredPart[];
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -70,6 +74,9 @@ function head(parts: DocumentParts): string {
     `<title>${escapeHtml(title)}</title>${metaTags(title, description, meta.canonical, parts.appName)}` +
     `${parts.traceMeta}${css}` +
     `<script type="application/json" id="client-config">${jsonForScript({ ...parts.clientConfig, styleNonce: parts.styleNonce })}</script>` +
+    (parts.deferred?.length
+      ? `<script type="application/json" id="${DEFERRED_KEYS_ID}">${jsonForScript(keysOf(parts.deferred))}</script>`
+      : '') +
     (assets.devHead?.(nonce) ?? '') +
     `<script type="module" nonce="${nonce}" src="${assets.entry}"></script>${preloads}` +
     '</head><body><div id="root">'
@@ -92,14 +99,20 @@ function metaTags(title: string, description: string | undefined, canonical: str
 
 const TAIL = '</div></body></html>';
 
+/** A settled deferred part for the browser (client/deferred-data.ts takes it from the queue). */
+const settlementScript = (settlement: DeferredSettlement, nonce: string) =>
+  `<script nonce="${nonce}">(self.${DEFERRED_QUEUE}||=[]).push(${jsonForScript(settlement)})</script>`;
+
 /**
  * What React pipes into: its many small writes of one flush are held and passed on as one chunk when React calls
  * flush() (it does after each batch), so the socket sees one write per batch instead of one per 2 KB piece.
- * The document's tail is appended when React ends the stream.
+ * Deferred data settled by then follows React's batch (never inside one); the tail is appended when React ends.
  */
-function coalescingBody(tail: string): Transform & { flush(): void } {
+function coalescingBody(tail: string, takeScripts: () => string[]): Transform & { flush(): void } {
   let held: Buffer[] = [];
-  const release = (stream: Transform) => {
+  const release = (stream: Transform, end?: string) => {
+    held.push(...takeScripts().map((script) => Buffer.from(script)));
+    if (end !== undefined) held.push(Buffer.from(end));
     if (held.length === 0) return;
     stream.push(held.length === 1 ? held[0] : Buffer.concat(held));
     held = [];
@@ -110,8 +123,7 @@ function coalescingBody(tail: string): Transform & { flush(): void } {
       callback();
     },
     flush(callback) {
-      held.push(Buffer.from(tail));
-      release(this);
+      release(this, tail);
       callback();
     },
   });
@@ -137,6 +149,10 @@ export function renderDocument(
 ): Promise<RenderedDocument> {
   const router = createStaticRouter(parts.dataRoutes, parts.context);
   const documentHead = head(parts);
+  const settledScripts: string[] = [];
+  for (const part of parts.deferred ?? []) {
+    void part.settled.then((settlement) => settledScripts.push(settlementScript(settlement, parts.nonce)));
+  }
   return new Promise((resolve, reject) => {
     let shellDone = false;
     const stream = renderToPipeableStream(
@@ -145,7 +161,7 @@ export function renderDocument(
         nonce: parts.nonce,
         onShellReady() {
           shellDone = true;
-          const body = coalescingBody(TAIL);
+          const body = coalescingBody(TAIL, () => settledScripts.splice(0));
           body.write(Buffer.from(documentHead));
           stream.pipe(body);
           // Stop rendering for a client that went away, or after the time limit.

@@ -1,7 +1,16 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoaderFunctionArgs } from 'react-router';
 import { readPreferences } from '../preferences/preferences.server.ts';
 import { notFound, redirect } from '../signals.ts';
-import { type CatalogItem, type CatalogPage, findItem, MAX_PAGE_SIZE, movedTo, searchCatalog } from './catalog.ts';
+import {
+  type CatalogItemData,
+  type CatalogPage,
+  findItem,
+  MAX_PAGE_SIZE,
+  movedTo,
+  relatedItems,
+  searchCatalog,
+} from './catalog.ts';
 
 function positiveInt(value: string | null, fallback: number, max: number): number {
   const n = value === null ? Number.NaN : Number(value);
@@ -15,11 +24,20 @@ export function catalogListLoader({ request, url }: LoaderFunctionArgs): Catalog
   return searchCatalog(url.searchParams.get('q') ?? '', page, limit);
 }
 
-export function catalogItemLoader({ params }: LoaderFunctionArgs): CatalogItem {
-  const slug = params.slug ?? '';
-  const item = findItem(slug);
-  if (item) return item;
-  const target = movedTo(slug);
-  if (target) throw redirect(`/catalog/${target}`, 301);
-  notFound();
+/**
+ * The item at once; its related items as a promise that takes `relatedDelayMs` (standing in for a slower service),
+ * not awaited, so the page streams: the shell with the item first, the related items when they are ready.
+ */
+export function createCatalogItemLoader(relatedDelayMs: number) {
+  return ({ params, request }: LoaderFunctionArgs): CatalogItemData => {
+    const slug = params.slug ?? '';
+    const item = findItem(slug);
+    if (item) {
+      const related = sleep(relatedDelayMs, undefined, { signal: request.signal }).then(() => relatedItems(item));
+      return { item, related };
+    }
+    const target = movedTo(slug);
+    if (target) throw redirect(`/catalog/${target}`, 301);
+    notFound();
+  };
 }

@@ -20,7 +20,14 @@ export interface CatalogPage {
   limit: number;
 }
 
+/** The item page's data: the item at once, its related items later (deferred: streamed into the page). */
+export interface CatalogItemData {
+  item: CatalogItem;
+  related: Promise<CatalogItem[]>;
+}
+
 export const MAX_PAGE_SIZE = 50;
+const RELATED_COUNT = 3;
 const items: CatalogItem[] = catalog.items;
 const moved: Record<string, string> = catalog.moved;
 const bySlug = new Map(items.map((item) => [item.slug, item]));
@@ -47,4 +54,12 @@ export function findItem(slug: string): CatalogItem | undefined {
 /** Where an old address now lives, if it moved. */
 export function movedTo(slug: string): string | undefined {
   return moved[slug];
+}
+
+/** Other items of the same category: the ones after this item, wrapping around. */
+export function relatedItems(item: CatalogItem): CatalogItem[] {
+  const sameCategory = items.filter((other) => other.category === item.category);
+  const at = sameCategory.findIndex((other) => other.id === item.id);
+  const after = [...sameCategory.slice(at + 1), ...sameCategory.slice(0, at)];
+  return after.slice(0, RELATED_COUNT);
 }

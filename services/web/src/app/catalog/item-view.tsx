@@ -1,9 +1,10 @@
 import { Link, useLoaderData } from 'react-router';
-import type { CatalogItem } from './catalog.ts';
+import { Deferred } from '../../framework/deferred-view.tsx';
+import type { CatalogItemData } from './catalog.ts';
 import { formatPrice } from './format.ts';
 
 export function Component() {
-  const item = useLoaderData() as CatalogItem;
+  const { item, related } = useLoaderData() as CatalogItemData;
   return (
     <article>
       <p>
@@ -13,9 +14,28 @@ export function Component() {
       <p className="price">{formatPrice(item.priceCents)}</p>
       <p>{item.inStock ? 'In stock' : 'Out of stock'}</p>
       <p>{item.description}</p>
+      <section aria-labelledby="related-title">
+        <h2 id="related-title">Related items</h2>
+        <Deferred
+          resolve={related}
+          fallback={<p className="loading">Loading related items…</p>}
+          failedText="Related items could not be loaded."
+        >
+          {(items) => (
+            <ul className="related-list" data-testid="related-items">
+              {items.map((other) => (
+                <li key={other.id}>
+                  <Link to={`/catalog/${other.slug}`}>{other.name}</Link>{' '}
+                  <span className="price">{formatPrice(other.priceCents)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </Deferred>
+      </section>
     </article>
   );
 }
 
-export const title = (item: CatalogItem) => `${item.name} · Example Store`;
-export const description = (item: CatalogItem) => `${item.name}: ${item.description}`.slice(0, 160);
+export const title = ({ item }: CatalogItemData) => `${item.name} · Example Store`;
+export const description = ({ item }: CatalogItemData) => `${item.name}: ${item.description}`.slice(0, 160);

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { Link, useLoaderData } from 'react-router';
+import { Deferred } from '../../framework/deferred-view.tsx';
 import type { DiagnosticsData } from './diagnostics.server.ts';
 import { FAILURES } from './failures.ts';
 
 export function Component() {
-  const { failure } = useLoaderData() as DiagnosticsData;
+  const { failure, deferred } = useLoaderData() as DiagnosticsData;
   const [explode, setExplode] = useState(false);
   if (failure === 'render-error' || explode) {
     throw new Error(`diagnostics: render failure (secret-internal-detail, ${failure})`);
@@ -27,6 +28,17 @@ export function Component() {
           </li>
         </ul>
       </nav>
+      {deferred ? (
+        <section aria-label="Deferred part">
+          <Deferred
+            resolve={deferred}
+            fallback={<p>Loading the deferred part…</p>}
+            failedText="The deferred part failed."
+          >
+            {(text) => <p>{text}</p>}
+          </Deferred>
+        </section>
+      ) : null}
       {failure === 'client-error' ? (
         <button type="button" onClick={() => setExplode(true)}>
           Throw in the browser

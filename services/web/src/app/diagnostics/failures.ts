@@ -1,3 +1,11 @@
 /** The deliberate failures (only routed when DIAGNOSTICS=1). */
-export const FAILURES = ['server-error', 'render-error', 'client-error', 'ignored-error'] as const;
+export const FAILURES = [
+  'server-error',
+  'render-error',
+  'client-error',
+  'ignored-error',
+  'deferred-error',
+  'unavailable',
+  'status-500',
+] as const;
 export type Failure = (typeof FAILURES)[number];

@@ -3,7 +3,8 @@ import { redirect } from '../signals.ts';
 import { DEFAULT_PREFERENCES, type FieldErrors, type Preferences, validatePreferences } from './preferences.ts';
 
 // Stored in a cookie so the service stays stateless. Not secret, so not signed; validated on every read.
-const cookie = createCookie('prefs', { path: '/', sameSite: 'lax', httpOnly: true, maxAge: 60 * 60 * 24 * 365 });
+const preferencesCookie = (secure: boolean) =>
+  createCookie('prefs', { path: '/', sameSite: 'lax', httpOnly: true, secure, maxAge: 60 * 60 * 24 * 365 });
 
 export function readPreferences(request: Request): Preferences {
   const header = request.headers.get('cookie');
@@ -42,14 +43,17 @@ export interface PreferencesActionData {
   values: Record<string, string>;
 }
 
-export async function preferencesAction({ request }: ActionFunctionArgs) {
-  const form = await request.formData();
-  const values: Record<string, string> = {};
-  for (const key of ['displayName', 'pageSize', 'theme']) {
-    const value = form.get(key);
-    values[key] = typeof value === 'string' ? value : '';
-  }
-  const result = validatePreferences(values);
-  if (!result.ok) return data<PreferencesActionData>({ errors: result.errors, values }, { status: 400 });
-  throw redirect('/preferences?saved=1', { headers: { 'Set-Cookie': await cookie.serialize(result.value) } });
+export function createPreferencesAction(secureCookie: boolean) {
+  const cookie = preferencesCookie(secureCookie);
+  return async ({ request }: ActionFunctionArgs) => {
+    const form = await request.formData();
+    const values: Record<string, string> = {};
+    for (const key of ['displayName', 'pageSize', 'theme']) {
+      const value = form.get(key);
+      values[key] = typeof value === 'string' ? value : '';
+    }
+    const result = validatePreferences(values);
+    if (!result.ok) return data<PreferencesActionData>({ errors: result.errors, values }, { status: 400 });
+    throw redirect('/preferences?saved=1', { headers: { 'Set-Cookie': await cookie.serialize(result.value) } });
+  };
 }

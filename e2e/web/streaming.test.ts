@@ -1,0 +1,169 @@
+// Streaming SSR with deferred data, in a real web process and in Chromium: the item page's shell (with its <h1>)
+// arrives first and its related items stream into the same response once their loader's delay has passed; the
+// browser fills them in without a reload or hydration error, and client navigation streams them the same way.
+// A deferred part that fails shows an error in that part only, and the failure is reported upstream.
+import { request as httpRequest } from 'node:http';
+import { createBrotliDecompress } from 'node:zlib';
+import { type CapturedEnvelope, type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  isSameDocument,
+  launchChromium,
+  markDocument,
+  screenshot,
+  waitForHydration,
+  watchedPage,
+} from '../support/browser.ts';
+import { startWebReportingTo } from '../support/web.ts';
+
+/** The related items' loader delay (CATALOG_RELATED_DELAY_MS): long enough to see the two phases apart. */
+const DELAY_MS = 1_500;
+const RELATED = '[data-testid="related-items"] li';
+const FALLBACK = 'text=Loading related items…';
+
+let capture: CaptureServer;
+let web: ServiceProcess;
+let browser: Browser;
+let page: Page;
+let seen: Awaited<ReturnType<typeof watchedPage>>['seen'];
+let pageDataRequests: Request[];
+
+beforeAll(async () => {
+  capture = await startCaptureServer();
+  const env = { DIAGNOSTICS: '1', CATALOG_RELATED_DELAY_MS: String(DELAY_MS), SENTRY_TRACES_SAMPLE_RATE: '0' };
+  [web, browser] = await Promise.all([startWebReportingTo(capture, env), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await web?.kill();
+  await capture?.close();
+});
+afterEach(async () => {
+  await page?.close();
+});
+
+async function newPage(): Promise<void> {
+  ({ page, seen, pageDataRequests } = await watchedPage(browser));
+}
+
+/** The response body's chunks as they arrive (decompressed), each with its time since the request was sent. */
+function readChunks(path: string, encoding?: 'br'): Promise<Array<{ at: number; text: string }>> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, web.url);
+    const started = performance.now();
+    const req = httpRequest(url, { headers: encoding ? { 'accept-encoding': encoding } : {} }, (res) => {
+      expect(res.headers['content-encoding']).toBe(encoding);
+      const chunks: Array<{ at: number; text: string }> = [];
+      const body = encoding ? res.pipe(createBrotliDecompress()) : res;
+      body.on('data', (chunk: Buffer) => chunks.push({ at: performance.now() - started, text: chunk.toString() }));
+      body.on('end', () => resolve(chunks));
+      body.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const itemOf = (envelope: CapturedEnvelope, type: string) =>
+  envelope.items.find((item) => item.type === type)?.json as Record<string, unknown> | undefined;
+const exceptionValue = (event: Record<string, unknown> | undefined) =>
+  ((event?.exception as { values?: Array<{ value?: string }> } | undefined)?.values ?? [])
+    .map((v) => v.value)
+    .join(' ');
+
+describe('the item page streams its related items into the same response', () => {
+  it.each([
+    ['uncompressed', undefined],
+    ['brotli', 'br'],
+  ] as const)('%s: the shell with <h1> first, the related items at least the delay later', async (_, encoding) => {
+    const chunks = await readChunks('/catalog/amber-lamp', encoding);
+    const shell = chunks.findIndex((c) => c.text.includes('<h1>Amber Lamp</h1>'));
+    const part = chunks.findIndex((c) => c.text.includes('data-testid="related-items"'));
+    expect(shell).toBeGreaterThanOrEqual(0);
+    expect(part).toBeGreaterThan(shell);
+    const shellChunk = chunks[shell];
+    const partChunk = chunks[part];
+    expect(shellChunk?.text).toContain('Loading related items…');
+    // The loader's timer starts just before the shell is rendered: the part cannot leave before the delay has run
+    // since the request, and the shell does not wait for it (it arrives within a small part of the delay).
+    const gap = (partChunk?.at ?? 0) - (shellChunk?.at ?? 0);
+    console.log(`${encoding ?? 'identity'}: shell at ${shellChunk?.at.toFixed(0)} ms, part ${gap.toFixed(0)} ms later`);
+    expect(partChunk?.at).toBeGreaterThanOrEqual(DELAY_MS);
+    expect(shellChunk?.at).toBeLessThan(DELAY_MS / 3);
+    expect(gap).toBeGreaterThanOrEqual(DELAY_MS - (shellChunk?.at ?? 0));
+    // The part's data travels in the same chunk as its HTML, so hydration sees both.
+    expect(partChunk?.text).toContain('"key":"related","value":[');
+  });
+
+  it('Chromium shows the item first, then fills in the related items: no reload, no hydration error', async () => {
+    await newPage();
+    await page.goto(`${web.url}/catalog/amber-lamp`, { waitUntil: 'commit' });
+    await page.locator('h1', { hasText: 'Amber Lamp' }).waitFor();
+    await markDocument(page);
+    expect(await page.locator(FALLBACK).isVisible()).toBe(true);
+    expect(await page.locator(RELATED).count()).toBe(0);
+    await screenshot(page, 'streaming-shell');
+    await expect
+      .poll(() => page.locator(RELATED).allTextContents(), { timeout: 10_000 })
+      .toEqual(['Brisk Lamp €78.38', 'Cedar Lamp €67.57', 'Dune Lamp €56.76']);
+    await waitForHydration(page);
+    expect(await isSameDocument(page)).toBe(true);
+    expect(await page.locator(FALLBACK).count()).toBe(0);
+    expect(pageDataRequests).toEqual([]);
+    expect(seen.errors).toEqual([]);
+    expect(seen.warnings.filter((w) => /hydrat|did not match/i.test(w))).toEqual([]);
+    // Hydrated: the related item's link is a client navigation.
+    await page.click('a[href="/catalog/brisk-lamp"]');
+    await expect.poll(() => page.textContent('h1'), { timeout: 5_000 }).toBe('Brisk Lamp');
+    expect(await isSameDocument(page)).toBe(true);
+  });
+
+  it('on client navigation renders the item at once and streams the related items in after', async () => {
+    await newPage();
+    await page.goto(`${web.url}/catalog`);
+    await waitForHydration(page);
+    await markDocument(page);
+    await page.locator('a[href="/catalog/cedar-lamp"]').evaluate((link: HTMLElement) => link.click());
+    await page.locator('h1', { hasText: 'Cedar Lamp' }).waitFor();
+    expect(await page.locator(FALLBACK).isVisible()).toBe(true);
+    expect(await page.locator(RELATED).count()).toBe(0);
+    await expect.poll(() => page.locator(RELATED).count(), { timeout: 10_000 }).toBe(3);
+    expect(await page.locator(RELATED).first().textContent()).toContain('Dune Lamp');
+    expect(await isSameDocument(page)).toBe(true);
+    expect(pageDataRequests.map((r) => new URL(r.url()).pathname)).toEqual(['/catalog/cedar-lamp']);
+    expect(seen.errors).toEqual([]);
+  });
+});
+
+describe('a deferred part that fails', () => {
+  it.each([
+    ['on first load', false],
+    ['on client navigation', true],
+  ])('%s: shows an error for that part only, with the digest of the event reported upstream', async (_, client) => {
+    await newPage();
+    if (client) {
+      await page.goto(`${web.url}/diagnostics/ignored-error`);
+      await waitForHydration(page);
+      await markDocument(page);
+      await page.click('a[href="/diagnostics/deferred-error"]');
+    } else {
+      await page.goto(`${web.url}/diagnostics/deferred-error`);
+    }
+    const digest = page.locator('[data-testid="deferred-digest"]');
+    await digest.waitFor({ timeout: 10_000 });
+    const id = await digest.textContent();
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    // The rest of the page stands; only the part shows its failure.
+    expect(await page.textContent('main h1')).toBe('Diagnostics: deferred-error');
+    expect(await page.textContent('.deferred-failed')).toContain('The deferred part failed.');
+    expect(await page.content()).not.toContain('secret-internal-detail');
+    if (client) expect(await isSameDocument(page)).toBe(true);
+    else await waitForHydration(page);
+    const envelope = await capture.waitFor((e) => itemOf(e, 'event')?.event_id === id, 20_000);
+    expect(exceptionValue(itemOf(envelope, 'event'))).toContain('diagnostics: deferred failure');
+    expect(web.logs.some((line) => line.digest === id && line.where === 'diagnostics.deferred')).toBe(true);
+    expect(seen.errors.filter((e) => !/status of 500/.test(e))).toEqual([]);
+    await screenshot(page, `deferred-failure-${client ? 'client' : 'document'}`);
+  });
+});
