@@ -2,8 +2,9 @@
 //
 // One run, interleaved rounds (A B C D A B C D …): the proxy under test pinned to CPU 0, the load generator (wrk)
 // and the upstream sink pinned to CPU 1. Contenders: nginx proxy_pass (one worker, keep-alive upstream) — the
-// near-limit pass-through; the naive tunnel from the docs; the relay in fast mode and in durable mode (filtering on,
-// default rules). Then: p50/p99 of each at the naive tunnel's throughput (open loop, fixed rate), event-loop
+// near-limit pass-through; the naive tunnel from the docs; the peers a user would pick instead (peers.ts: Fastify +
+// undici, header-only and parsing every item); the relay in fast mode and in durable mode (filtering on, default
+// rules). Then: p50/p99 of each at the naive tunnel's throughput (open loop, fixed rate), event-loop
 // blocking while 10 MiB envelopes with 100 attachments go through, peak RSS, and (BENCH_SOAK_SECONDS) RSS over a
 // long run. Absolute numbers depend on the machine and its neighbours; the ratios are what to compare.
 //
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@app/test-kit';
 import { errorEnvelope, largeEnvelope } from './envelopes.ts';
+import { fastifyPeers, PEER_DSN, printPeerRatios } from './peers.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const relayMain = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -90,6 +92,12 @@ async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void> {
   }
 }
 
+/** CPU seconds (user + system) a process has used: per envelope it is steadier than throughput on a shared machine. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in USER_HZ ticks
+}
+
 function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
@@ -99,6 +107,8 @@ interface WrkResult {
   rps: number;
   /** Envelopes the upstream sink received per second during the round (the relay answers before forwarding). */
   upstream: number;
+  /** CPU time of the proxy per envelope answered, µs. */
+  cpuUs: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -134,6 +144,7 @@ function wrk(bin: { wrk: string; taskset: string }, url: string, body: string, d
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   return {
     upstream: 0,
+    cpuUs: 0,
     rps: number(/Requests\/sec:\s+([\d.]+)/),
     p50: parseDuration(/\s50%\s+(\S+)/.exec(output)?.[1] ?? ''),
     p99: parseDuration(/\s99%\s+(\S+)/.exec(output)?.[1] ?? ''),
@@ -191,6 +202,18 @@ http {
   const naivePort = await freePort();
   const naive = launch(bin.taskset, ['-c', '0', node, join(here, 'naive-tunnel.ts')], { PORT: String(naivePort) });
 
+  // The same envelope with the one DSN the peers allow.
+  const peerBodyFile = join(work, 'envelope-peer.txt');
+  writeFileSync(peerBodyFile, errorEnvelope(PEER_DSN));
+  const peerSpecs = fastifyPeers(`http://127.0.0.1:${sinkPort}`, [await freePort(), await freePort()]);
+  if (typeof peerSpecs === 'string') console.log(peerSpecs);
+  const peers = (typeof peerSpecs === 'string' ? [] : peerSpecs).map((spec) => ({
+    name: spec.name,
+    url: `http://127.0.0.1:${spec.env.PORT}${spec.path}`,
+    pid: launch(bin.taskset, ['-c', '0', node, spec.script], spec.env).pid as number,
+    body: peerBodyFile,
+  }));
+
   const relayEnv = (mode: string, port: number) => ({
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -237,6 +260,7 @@ http {
     waitForHttp(`http://127.0.0.1:${durablePort}/healthz`),
     waitForHttp(`http://127.0.0.1:${sinkPort}/`),
     ...baselines.map((b) => waitForHttp(`http://127.0.0.1:${b.port}/healthz`)),
+    ...peers.map((p) => waitForHttp(p.url)),
   ]);
   const sinkCount = async () =>
     ((await (await fetch(`http://127.0.0.1:${sinkPort}/count`)).json()) as { received: number }).received;
@@ -256,9 +280,10 @@ http {
       .split('\n')[0],
   );
 
-  const contenders = [
+  const contenders: Array<{ name: string; url: string; pid: number; body?: string }> = [
     { name: 'nginx proxy_pass', url: `http://127.0.0.1:${nginxPort}/monitoring`, pid: nginxWorker },
     { name: 'naive tunnel', url: `http://127.0.0.1:${naivePort}/monitoring`, pid: naive.pid as number },
+    ...peers,
     { name: 'relay (fast)', url: `http://127.0.0.1:${fastPort}/monitoring`, pid: fast.pid as number },
     { name: 'relay (durable)', url: `http://127.0.0.1:${durablePort}/monitoring`, pid: durable.pid as number },
     ...baselines.map(({ name, url, pid }) => ({ name, url, pid })),
@@ -266,18 +291,20 @@ http {
   console.log(
     `envelope ${envelope.length} bytes; ${rounds} rounds × ${seconds} s, ${connections} connections; proxies on CPU 0, wrk + sink on CPU 1`,
   );
-  for (const c of contenders) wrk(bin, c.url, bodyFile, 2); // warm-up (JIT, connections)
+  for (const c of contenders) wrk(bin, c.url, c.body ?? bodyFile, 2); // warm-up (JIT, connections)
 
   const results = new Map<string, WrkResult[]>(contenders.map((c) => [c.name, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const c of contenders) {
       const before = await sinkCount();
-      const result = wrk(bin, c.url, bodyFile, seconds);
+      const cpuBefore = cpuSeconds(c.pid);
+      const result = wrk(bin, c.url, c.body ?? bodyFile, seconds);
       result.upstream = ((await sinkCount()) - before) / seconds;
       await settle();
+      result.cpuUs = ((cpuSeconds(c.pid) - cpuBefore) * 1e6) / (result.rps * seconds);
       results.get(c.name)?.push(result);
       console.log(
-        `  round ${round} ${c.name.padEnd(18)} ${result.rps.toFixed(0).padStart(6)}/s (upstream ${result.upstream.toFixed(0)}/s)  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
+        `  round ${round} ${c.name.padEnd(20)} ${result.rps.toFixed(0).padStart(6)}/s (upstream ${result.upstream.toFixed(0)}/s)  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  CPU ${result.cpuUs.toFixed(0)} µs/env${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
       );
     }
   }
@@ -290,38 +317,41 @@ http {
       upstream: median(runs.map((r) => r.upstream)),
       p50: median(runs.map((r) => r.p50)),
       p99: median(runs.map((r) => r.p99)),
+      cpuUs: median(runs.map((r) => r.cpuUs)),
       failed: runs.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
       peakRssMb: status(c.pid, 'VmHWM'),
     };
   });
   const base = summary[0]?.rps ?? Number.NaN;
   const naiveRps = summary[1]?.rps ?? Number.NaN;
+  const peerRps = summary.find((s) => s.name === 'fastify peer, full')?.rps ?? Number.NaN;
   console.log('\nmedians (closed loop, wrk)');
   console.log(
-    'contender          envelopes/s  upstream/s   × nginx  × naive   p50 ms   p99 ms  peak RSS MB  non-2xx+socket errors (wrk)',
+    'contender            envelopes/s  upstream/s   × nginx  × naive  × peer(full)   p50 ms   p99 ms  CPU µs/env  peak RSS MB  non-2xx+socket errors (wrk)',
   );
   for (const s of summary) {
     console.log(
-      `${s.name.padEnd(18)} ${s.rps.toFixed(0).padStart(11)} ${s.upstream.toFixed(0).padStart(11)} ${(s.rps / base).toFixed(2).padStart(8)} ${(s.rps / naiveRps).toFixed(2).padStart(7)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${s.peakRssMb.toFixed(0).padStart(12)} ${String(s.failed).padStart(7)}`,
+      `${s.name.padEnd(20)} ${s.rps.toFixed(0).padStart(11)} ${s.upstream.toFixed(0).padStart(11)} ${(s.rps / base).toFixed(2).padStart(8)} ${(s.rps / naiveRps).toFixed(2).padStart(7)} ${(s.rps / peerRps).toFixed(2).padStart(12)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${s.cpuUs.toFixed(0).padStart(11)} ${s.peakRssMb.toFixed(0).padStart(12)} ${String(s.failed).padStart(7)}`,
     );
   }
+  printPeerRatios(results);
 
   // Latency at the naive tunnel's throughput, open loop.
   const rate = Math.max(100, Math.round(naiveRps));
   console.log(`\nlatency at the naive tunnel's throughput (${rate}/s, open loop, ${seconds} s)`);
   // The generator straight to the sink, and nginx: the floor the generator and sink can measure on this machine.
-  const direct = { name: 'none (to the sink)', url: `http://127.0.0.1:${sinkPort}/api/1/envelope/` };
-  for (const c of [direct, ...contenders]) {
+  const direct = { name: 'none (to the sink)', url: `http://127.0.0.1:${sinkPort}/api/1/envelope/`, pid: 0 };
+  for (const c of [direct, ...contenders] as Array<(typeof contenders)[number]>) {
     const output = execFileSync(
       bin.taskset,
-      ['-c', '1', node, join(here, 'fixed-rate.ts'), c.url, bodyFile, String(rate), String(seconds)],
+      ['-c', '1', node, join(here, 'fixed-rate.ts'), c.url, c.body ?? bodyFile, String(rate), String(seconds)],
       {
         encoding: 'utf8',
       },
     );
     const r = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as Record<string, number>;
     console.log(
-      `  ${c.name.padEnd(18)} p50 ${r.p50?.toFixed(2)} ms  p99 ${r.p99?.toFixed(2)} ms  max ${r.max?.toFixed(1)} ms  achieved ${r.achieved?.toFixed(0)}/s  errors ${r.errors} non-2xx ${r.non2xx}`,
+      `  ${c.name.padEnd(20)} p50 ${r.p50?.toFixed(2)} ms  p99 ${r.p99?.toFixed(2)} ms  max ${r.max?.toFixed(1)} ms  achieved ${r.achieved?.toFixed(0)}/s  errors ${r.errors} non-2xx ${r.non2xx}`,
     );
   }
 

@@ -1,0 +1,69 @@
+// The peers a user would pick instead of the relay (../shared/peers/, beside the repository; BENCH_PEERS_DIR to
+// point elsewhere): the Fastify + undici relay, header-only and FULL_PARSE=1. ES modules ignore NODE_PATH, so the
+// file is copied into bench/.peers/ (git-ignored) where `fastify` and `undici` resolve from the workspace.
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const scratch = fileURLToPath(new URL('./.peers/', import.meta.url));
+
+/** The DSN the peer allows (the only one): its envelopes carry it instead of the relay's. */
+export const PEER_DSN = 'https://abc123@o1.ingest.example.com/42';
+
+export interface PeerSpec {
+  name: string;
+  /** The copied script, run with node from the scratch folder. */
+  script: string;
+  env: Record<string, string>;
+  path: string;
+}
+
+/** The peers to run, or a reason there are none (the shared folder is not there). */
+export function fastifyPeers(upstream: string, ports: readonly [number, number]): PeerSpec[] | string {
+  const dir = process.env.BENCH_PEERS_DIR ?? join(repoRoot, '..', 'shared', 'peers');
+  const source = join(dir, 'relay-fastify-undici.mjs');
+  if (!existsSync(source)) return `no peers: ${source} not found (set BENCH_PEERS_DIR)`;
+  mkdirSync(scratch, { recursive: true });
+  const script = join(scratch, 'relay-fastify-undici.mjs');
+  copyFileSync(source, script);
+  return [
+    { name: 'fastify peer', env: { FULL_PARSE: '0' } },
+    { name: 'fastify peer, full', env: { FULL_PARSE: '1' } },
+  ].map(({ name, env }, i) => ({
+    name,
+    script,
+    env: { ...env, PORT: String(ports[i]), UPSTREAM: upstream },
+    path: '/tunnel',
+  }));
+}
+
+interface Round {
+  rps: number;
+  p99: number;
+  cpuUs: number;
+}
+
+const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/**
+ * Each relay against each peer round by round (the two ran seconds apart, so a neighbour's load hits both), then the
+ * median of those ratios: what the targets of issue 12 are judged by.
+ */
+export function printPeerRatios(results: ReadonlyMap<string, readonly Round[]>): void {
+  const peers = ['fastify peer, full', 'fastify peer'].filter((name) => results.has(name));
+  const ours = [...results.keys()].filter((name) => name.startsWith('relay') || name.startsWith('baseline'));
+  if (peers.length === 0) return;
+  console.log('\nratios to the peers, round by round (median of the rounds)');
+  for (const name of ours) {
+    const runs = results.get(name) ?? [];
+    const columns = peers.map((peer) => {
+      const against = results.get(peer) ?? [];
+      const rps = medianOf(runs.map((run, i) => run.rps / (against[i]?.rps ?? Number.NaN)));
+      const p99 = medianOf(runs.map((run, i) => run.p99 / (against[i]?.p99 ?? Number.NaN)));
+      const cpu = medianOf(runs.map((run, i) => run.cpuUs / (against[i]?.cpuUs ?? Number.NaN)));
+      return `× ${peer}: ${rps.toFixed(2)} (p99 × ${p99.toFixed(2)}, CPU/env × ${cpu.toFixed(2)})`;
+    });
+    console.log(`  ${name.padEnd(20)} ${columns.join('   ')}`);
+  }
+}
