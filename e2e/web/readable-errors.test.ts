@@ -112,6 +112,14 @@ describe('npm run release:sourcemaps', () => {
     expect(api.requests).toEqual([]);
   });
 
+  it('with a token Sentry refuses, says the upload failed and exits 1', async () => {
+    const result = await upload({ ...withToken(), SENTRY_AUTH_TOKEN: 'sntrys_revoked' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/upload to http:\/\/127\.0\.0\.1:\d+ \(acme\/web, release [^)]+\) failed: /);
+    expect(api.bundles).toEqual([]);
+    api.requests.length = 0;
+  });
+
   it('uploads one artifact bundle for the release holding every chunk and its map under the chunk’s Debug ID', async () => {
     const result = await upload(withToken());
     expect(result.code, result.stderr).toBe(0);

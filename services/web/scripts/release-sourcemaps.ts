@@ -69,10 +69,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exitCode = 1;
   } else {
     const { settings } = outcome;
-    const result = await uploadSourcemaps(settings);
-    console.log(
-      `release:sourcemaps: uploaded ${settings.directory} to ${settings.url} (${settings.org}/${settings.project}` +
-        `${settings.release ? `, release ${settings.release}` : ''}): ${JSON.stringify(result)}`,
-    );
+    const target = `${settings.url} (${settings.org}/${settings.project}${settings.release ? `, release ${settings.release}` : ''})`;
+    try {
+      const result = await uploadSourcemaps(settings);
+      console.log(`release:sourcemaps: uploaded ${settings.directory} to ${target}: ${JSON.stringify(result)}`);
+    } catch (error) {
+      // A release must not go out with maps missing: fail the pipeline, saying what Sentry answered.
+      console.error(`release:sourcemaps: upload to ${target} failed: ${(error as Error).message}`);
+      process.exitCode = 1;
+    }
   }
 }
