@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorEnvelope, eventually, newEventId } from './support/containers.ts';
-import { spotlightEvent } from './support/spotlight.ts';
+import { serverTelemetryInSpotlight, spotlightEvent } from './support/spotlight.ts';
 import { ensureWebBuilt } from './support/web.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -26,7 +26,7 @@ describe('npm start (scripts/run-services.ts)', () => {
     url.viewer = `http://127.0.0.1:${ports.VIEWER_PORT}`;
     stack = spawn(process.execPath, ['scripts/run-services.ts', 'start'], {
       cwd: root,
-      env: { ...process.env, ...ports, LOG_LEVEL: 'info' },
+      env: { ...process.env, ...ports, LOG_LEVEL: 'info', DIAGNOSTICS: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     for (const stream of [stack.stdout, stack.stderr]) stream?.on('data', (chunk: Buffer) => (output += chunk));
@@ -57,6 +57,19 @@ describe('npm start (scripts/run-services.ts)', () => {
     const event = await spotlightEvent(url.viewer, eventId, 20_000);
     expect(event.type).toBe('application/x-sentry-envelope');
     expect(event.data).toContain('npm start smoke test');
+  });
+
+  it("shows the server's own error and spans in the viewer, through the relay", async () => {
+    const accepted = async () => {
+      const text = await (await fetch(`${url.relay}/metrics`)).text();
+      return Number(/^relay_envelopes_accepted_total\{project="loopback"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await accepted();
+    const { error, spans } = await serverTelemetryInSpotlight(url.web, url.viewer);
+    expect(error).toContain('server-error');
+    expect(spans).toContain('/catalog');
+    // No browser here: what the relay accepted meanwhile came from the server's SDK.
+    expect(await accepted()).toBeGreaterThanOrEqual(before + 2);
   });
 
   it('stops every process gracefully on SIGTERM and exits 0', async () => {

@@ -4,11 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import { buildImage, docker, E2E_TAG, errorEnvelope, newEventId } from '../support/containers.ts';
-import { spotlightEvent } from '../support/spotlight.ts';
+import { serverTelemetryInSpotlight, spotlightEvent } from '../support/spotlight.ts';
 
 const project = `ssr-e2e-${process.pid}`;
 // Images built once by the suites (tag e2e) are used as they are; random loopback ports avoid a developer's stack.
-const env = { ...process.env, IMAGE_TAG: E2E_TAG, RELEASE: E2E_TAG, WEB_PORT: '0', RELAY_PORT: '0', VIEWER_PORT: '0' };
+const env = {
+  ...process.env,
+  IMAGE_TAG: E2E_TAG,
+  RELEASE: E2E_TAG,
+  WEB_PORT: '0',
+  RELAY_PORT: '0',
+  VIEWER_PORT: '0',
+  DIAGNOSTICS: '1',
+};
 const compose = (...args: string[]) => docker(['compose', '-p', project, '-f', 'docker-compose.yml', ...args], { env });
 
 async function published(service: string, port: number): Promise<string> {
@@ -60,6 +68,15 @@ describe('docker compose stack', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it("shows the server's own error and spans in Spotlight (the Node SDK sends through the relay)", async () => {
+    const { error, spans } = await serverTelemetryInSpotlight(
+      await published('web', 3000),
+      await published('viewer', 8969),
+    );
+    expect(error).toContain('server-error');
+    expect(spans).toContain('/catalog');
   });
 
   it('forwards an envelope from the tunnel path through the relay to Spotlight', async () => {
