@@ -2,6 +2,7 @@
 // whichever edge the overlay chose (Gateway API + Envoy Gateway, or Ingress), NetworkPolicies let only that edge in,
 // and egress never reaches cloud metadata, carrier-grade NAT or private ranges.
 import type { IHTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { Ingress, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reaches } from './support/cidr.ts';
@@ -49,7 +50,7 @@ function seconds(text: string | undefined): number {
   return Number(match[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as 'ms' | 's' | 'm' | 'h'];
 }
 
-/** The peers allowed to reach a service's `http` port, as "namespace/app-name" strings. */
+/** The peers allowed to reach a service's `http` port, as "namespace/app-name" strings ("." = the policy's own). */
 function httpPeers(policies: NetworkPolicy[], service: string): string[] {
   return policies
     .filter((p) => p.spec?.podSelector.matchLabels?.['app.kubernetes.io/name'] === service)
@@ -58,7 +59,7 @@ function httpPeers(policies: NetworkPolicy[], service: string): string[] {
     .flatMap((rule) => rule.from ?? [{}])
     .map(
       (peer) =>
-        `${peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ?? '*'}/${peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] ?? '*'}`,
+        `${peer.namespaceSelector ? (peer.namespaceSelector.matchLabels?.['kubernetes.io/metadata.name'] ?? '*') : peer.podSelector ? '.' : '*'}/${peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] ?? '*'}`,
     );
 }
 
@@ -158,12 +159,24 @@ describe.each(renderings)('edge NetworkPolicies, overlay %s', (overlay: Renderin
   });
   const gateway = overlay !== 'ingress';
 
-  it('lets only the chosen edge reach the services, only on their HTTP port', () => {
+  it("lets only the chosen edge reach the services, and web's server SDK the relay, only on their HTTP port", () => {
     const policies = ofKind<NetworkPolicy>(objects, 'NetworkPolicy');
     const edge = gateway ? 'envoy-gateway-system/envoy' : 'ingress-nginx/ingress-nginx';
-    for (const service of ['web', 'telemetry-relay']) {
-      expect(httpPeers(policies, service), service).toEqual([edge]);
-    }
+    expect(httpPeers(policies, 'web')).toEqual([edge]);
+    expect(httpPeers(policies, 'telemetry-relay').sort()).toEqual([edge, './web'].sort());
+  });
+
+  it('lets only the relay leave the cluster: web sends its server telemetry through it', () => {
+    const policies = ofKind<NetworkPolicy>(objects, 'NetworkPolicy');
+    const leaving = policies.filter((p) => p.spec?.egress?.some((rule) => rule.to?.some((peer) => peer.ipBlock)));
+    const selected = leaving.flatMap((p) => [
+      ...Object.values(p.spec?.podSelector.matchLabels ?? {}),
+      ...(p.spec?.podSelector.matchExpressions ?? []).flatMap((e) => e.values ?? []),
+    ]);
+    expect(selected).toContain('telemetry-relay');
+    expect(selected).not.toContain('web');
+    const web = ofKind<ConfigMap>(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('web-config'));
+    expect(web?.data?.SERVER_TUNNEL_URL).toBe('http://telemetry-relay/monitoring');
   });
 
   it('allows egress only to DNS and the intake, never to metadata, carrier-grade NAT or private ranges', () => {
@@ -181,9 +194,11 @@ describe.each(renderings)('edge NetworkPolicies, overlay %s', (overlay: Renderin
         expect(rule.to?.length, `${where}: an egress rule without destinations allows all`).toBeGreaterThan(0);
         for (const peer of rule.to ?? []) {
           if (!peer.ipBlock) {
-            expect(peer.podSelector?.matchLabels?.['k8s-app'], `${where}: in-cluster egress is DNS only`).toBe(
-              'kube-dns',
-            );
+            // In the cluster: DNS, and web to the relay (its server SDK's envelopes), nothing else.
+            const target =
+              peer.podSelector?.matchLabels?.['k8s-app'] ?? peer.podSelector?.matchLabels?.['app.kubernetes.io/name'];
+            const toRelay = policy.metadata.name === 'web' && target === 'telemetry-relay' && !peer.namespaceSelector;
+            expect(toRelay || target === 'kube-dns', `${where}: in-cluster egress is DNS (or web → relay)`).toBe(true);
             continue;
           }
           for (const range of forbidden) {
