@@ -2,7 +2,10 @@
 // exactly as in production (`node --import instrument.js main.js`) as a real process on a loopback port.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type CaptureServer, type ServiceProcess, spawnService } from '@app/test-kit';
+import { type CaptureServer, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
+import { launchChromium } from '@app/test-kit/chromium';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 const webDir = fileURLToPath(new URL('../../services/web/', import.meta.url));
 
@@ -24,4 +27,28 @@ export async function startWeb(env: Record<string, string> = {}): Promise<Servic
 /** The web service reporting to a capture server: the Node SDK to its DSN, the browser through the tunnel path. */
 export function startWebReportingTo(capture: CaptureServer, env: Record<string, string> = {}): Promise<ServiceProcess> {
   return startWeb({ SENTRY_DSN: capture.dsn(), TUNNEL_TARGET: capture.envelopeUrl('1'), ...env });
+}
+
+export interface ReportingWebSuite {
+  capture: CaptureServer;
+  web: ServiceProcess;
+  browser: Browser;
+}
+
+/**
+ * For one test file: a capture server, the web service reporting to it and Chromium, started before its tests and
+ * stopped after them. The fields are set once the file's beforeAll has run.
+ */
+export function reportingWebSuite(env: Record<string, string>): ReportingWebSuite {
+  const suite = {} as ReportingWebSuite;
+  beforeAll(async () => {
+    suite.capture = await startCaptureServer();
+    [suite.web, suite.browser] = await Promise.all([startWebReportingTo(suite.capture, env), launchChromium()]);
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.web?.kill();
+    await suite.capture?.close();
+  });
+  return suite;
 }

@@ -4,53 +4,38 @@
 // A deferred part that fails shows an error in that part only, and the failure is reported upstream.
 import { request as httpRequest } from 'node:http';
 import { createBrotliDecompress } from 'node:zlib';
-import { type CapturedEnvelope, type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
-import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  isSameDocument,
-  launchChromium,
-  markDocument,
-  screenshot,
-  waitForHydration,
-  watchedPage,
-} from '../support/browser.ts';
-import { startWebReportingTo } from '../support/web.ts';
+import type { CapturedEnvelope } from '@app/test-kit';
+import type { Page, Request } from 'playwright-core';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isSameDocument, markDocument, screenshot, waitForHydration, watchedPage } from '../support/browser.ts';
+import { reportingWebSuite } from '../support/web.ts';
 
 /** The related items' loader delay (CATALOG_RELATED_DELAY_MS): long enough to see the two phases apart. */
 const DELAY_MS = 2_000;
 const RELATED = '[data-testid="related-items"] li';
 const FALLBACK = 'text=Loading related items…';
 
-let capture: CaptureServer;
-let web: ServiceProcess;
-let browser: Browser;
 let page: Page;
 let seen: Awaited<ReturnType<typeof watchedPage>>['seen'];
 let pageDataRequests: Request[];
 
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  const env = { DIAGNOSTICS: '1', CATALOG_RELATED_DELAY_MS: String(DELAY_MS), SENTRY_TRACES_SAMPLE_RATE: '0' };
-  [web, browser] = await Promise.all([startWebReportingTo(capture, env), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await web?.kill();
-  await capture?.close();
+const suite = reportingWebSuite({
+  DIAGNOSTICS: '1',
+  CATALOG_RELATED_DELAY_MS: String(DELAY_MS),
+  SENTRY_TRACES_SAMPLE_RATE: '0',
 });
 afterEach(async () => {
   await page?.close();
 });
 
 async function newPage(): Promise<void> {
-  ({ page, seen, pageDataRequests } = await watchedPage(browser));
+  ({ page, seen, pageDataRequests } = await watchedPage(suite.browser));
 }
 
 /** The response body's chunks as they arrive (decompressed), each with its time since the request was sent. */
 function readChunks(path: string, encoding?: 'br'): Promise<Array<{ at: number; text: string }>> {
   return new Promise((resolve, reject) => {
-    const url = new URL(path, web.url);
+    const url = new URL(path, suite.web.url);
     const started = performance.now();
     const req = httpRequest(url, { headers: encoding ? { 'accept-encoding': encoding } : {} }, (res) => {
       expect(res.headers['content-encoding']).toBe(encoding);
@@ -107,7 +92,7 @@ const exceptionValue = (event: Record<string, unknown> | undefined) =>
 describe('the item page streams its related items into the same response', () => {
   // A fresh process renders its first page slowly (code not yet optimized): warm it up before timing it.
   beforeAll(async () => {
-    await (await fetch(`${web.url}/catalog/ember-lamp`)).text();
+    await (await fetch(`${suite.web.url}/catalog/ember-lamp`)).text();
   });
 
   it.each([
@@ -135,7 +120,7 @@ describe('the item page streams its related items into the same response', () =>
   it('Chromium shows the item first, then fills in the related items: no reload, no hydration error', async () => {
     await newPage();
     await page.addInitScript(recordPhases, 'Amber Lamp');
-    await page.goto(`${web.url}/catalog/amber-lamp`, { waitUntil: 'commit' });
+    await page.goto(`${suite.web.url}/catalog/amber-lamp`, { waitUntil: 'commit' });
     await page.locator('h1', { hasText: 'Amber Lamp' }).waitFor();
     await markDocument(page);
     await expectStreamedPhases();
@@ -158,7 +143,7 @@ describe('the item page streams its related items into the same response', () =>
 
   it('on client navigation renders the item at once and streams the related items in after', async () => {
     await newPage();
-    await page.goto(`${web.url}/catalog`);
+    await page.goto(`${suite.web.url}/catalog`);
     await waitForHydration(page);
     await markDocument(page);
     await page.evaluate(recordPhases, 'Cedar Lamp');
@@ -178,12 +163,12 @@ describe('a deferred part that fails', () => {
   ])('%s: shows an error for that part only, with the digest of the event reported upstream', async (_, client) => {
     await newPage();
     if (client) {
-      await page.goto(`${web.url}/diagnostics/ignored-error`);
+      await page.goto(`${suite.web.url}/diagnostics/ignored-error`);
       await waitForHydration(page);
       await markDocument(page);
       await page.click('a[href="/diagnostics/deferred-error"]');
     } else {
-      await page.goto(`${web.url}/diagnostics/deferred-error`);
+      await page.goto(`${suite.web.url}/diagnostics/deferred-error`);
     }
     const digest = page.locator('[data-testid="deferred-digest"]');
     await digest.waitFor({ timeout: 10_000 });
@@ -195,9 +180,9 @@ describe('a deferred part that fails', () => {
     expect(await page.content()).not.toContain('secret-internal-detail');
     if (client) expect(await isSameDocument(page)).toBe(true);
     else await waitForHydration(page);
-    const envelope = await capture.waitFor((e) => itemOf(e, 'event')?.event_id === id, 20_000);
+    const envelope = await suite.capture.waitFor((e) => itemOf(e, 'event')?.event_id === id, 20_000);
     expect(exceptionValue(itemOf(envelope, 'event'))).toContain('diagnostics: deferred failure');
-    expect(web.logs.some((line) => line.digest === id && line.where === 'diagnostics.deferred')).toBe(true);
+    expect(suite.web.logs.some((line) => line.digest === id && line.where === 'diagnostics.deferred')).toBe(true);
     expect(seen.errors.filter((e) => !/status of 500/.test(e))).toEqual([]);
     await screenshot(page, `deferred-failure-${client ? 'client' : 'document'}`);
   });

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 import { CLIENT_ERROR_TEXT, digestOf, SERVER_ERROR_TEXT } from './page-data-protocol.ts';
 
@@ -5,18 +6,28 @@ import { CLIENT_ERROR_TEXT, digestOf, SERVER_ERROR_TEXT } from './page-data-prot
 export const NOT_FOUND_TITLE = 'Page not found';
 export const ERROR_TITLE = 'Application error';
 
+export const UNAVAILABLE_TITLE = 'Service unavailable';
+
+/** The document title of the screen RouteErrorBoundary shows for `error` (the server writes it into <title>). */
+export function errorScreenTitle(error: unknown): string {
+  if (!isRouteErrorResponse(error) || error.status >= 500) {
+    return isRouteErrorResponse(error) && error.status === 503 ? UNAVAILABLE_TITLE : ERROR_TITLE;
+  }
+  return error.status === 404 ? NOT_FOUND_TITLE : `${error.status} ${error.statusText}`;
+}
+
 /**
  * Every route's error boundary. Route error responses (404 and other 4xx) get their view; a server failure shows
- * the fixed text and its digest (the Sentry event id); anything thrown in the browser shows the client text.
- * Nothing of the error itself (message, stack) is ever shown.
+ * the fixed text and its digest (the Sentry event id) when it has one, a 503 asks to try again later; anything
+ * thrown in the browser shows the client text. Nothing of the error itself (message, stack) is ever shown.
  */
 export function RouteErrorBoundary() {
   const error = useRouteError();
-  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundScreen />;
-  const digest = digestOf(error);
-  if (digest !== undefined) return <ServerErrorScreen digest={digest} />;
-  if (isRouteErrorResponse(error)) return <StatusScreen status={error.status} statusText={error.statusText} />;
-  return <ClientErrorScreen />;
+  if (!isRouteErrorResponse(error)) return <ClientErrorScreen />;
+  if (error.status === 404) return <NotFoundScreen />;
+  if (error.status === 503) return <UnavailableScreen />;
+  if (error.status >= 500) return <ServerErrorScreen digest={digestOf(error)} />;
+  return <StatusScreen status={error.status} statusText={error.statusText} />;
 }
 
 export function NotFoundScreen() {
@@ -31,31 +42,45 @@ export function NotFoundScreen() {
   );
 }
 
-export function ServerErrorScreen({ digest }: { digest: string }) {
+/** A failure's screen: announced, and naming the page (its route's own title needs data it lacks). */
+function AlertScreen({ title, heading, children }: { title: string; heading: string; children?: ReactNode }) {
   return (
-    <section className="error-screen" role="alert" data-page-title={ERROR_TITLE}>
-      <h1>{SERVER_ERROR_TEXT}</h1>
-      <p>
-        Digest: <code data-testid="digest">{digest}</code>
-      </p>
+    <section className="error-screen" role="alert" data-page-title={title}>
+      <h1>{heading}</h1>
+      {children}
     </section>
+  );
+}
+
+/** A server failure; its digest when the server reported it (a loader's own 500 has none). */
+export function ServerErrorScreen({ digest }: { digest: string | undefined }) {
+  return (
+    <AlertScreen title={ERROR_TITLE} heading={SERVER_ERROR_TEXT}>
+      {digest === undefined ? null : (
+        <p>
+          Digest: <code data-testid="digest">{digest}</code>
+        </p>
+      )}
+    </AlertScreen>
+  );
+}
+
+/** A deliberate 503: the page exists but cannot be served now (maintenance, an overloaded dependency). */
+export function UnavailableScreen() {
+  return (
+    <AlertScreen title={UNAVAILABLE_TITLE} heading={UNAVAILABLE_TITLE}>
+      <p>This page cannot be shown right now. Please try again in a few minutes.</p>
+      <p>
+        <Link to="/">Go to the home page</Link>
+      </p>
+    </AlertScreen>
   );
 }
 
 export function ClientErrorScreen() {
-  return (
-    <section className="error-screen" role="alert" data-page-title={ERROR_TITLE}>
-      <h1>{CLIENT_ERROR_TEXT}</h1>
-    </section>
-  );
+  return <AlertScreen title={ERROR_TITLE} heading={CLIENT_ERROR_TEXT} />;
 }
 
 function StatusScreen({ status, statusText }: { status: number; statusText: string }) {
-  return (
-    <section className="error-screen" role="alert">
-      <h1>
-        {status} {statusText}
-      </h1>
-    </section>
-  );
+  return <AlertScreen title={`${status} ${statusText}`} heading={`${status} ${statusText}`} />;
 }

@@ -11,7 +11,7 @@ import {
 } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
 import { DEFERRED_KEYS_ID, DEFERRED_QUEUE, type DeferredSettlement, keysOf } from '../framework/deferred-data.ts';
-import { ERROR_TITLE, NOT_FOUND_TITLE } from '../framework/error-screens.tsx';
+import { errorScreenTitle } from '../framework/error-screens.tsx';
 import { pageMetaOf } from '../framework/page-meta.ts';
 import type { Assets } from './assets.ts';
 import type { DeferredPart } from './deferred-data.ts';
@@ -53,12 +53,9 @@ function head(parts: DocumentParts): string {
     origin: parts.origin,
     pathname: parts.context.location.pathname,
   });
-  const title =
-    errors.length === 0
-      ? meta.title
-      : errors.some((e) => isRouteErrorResponse(e) && e.status === 404)
-        ? NOT_FOUND_TITLE
-        : ERROR_TITLE;
+  // A not-found anywhere names the page; otherwise the first failure's screen does.
+  const shown = errors.find((e) => isRouteErrorResponse(e) && e.status === 404) ?? errors[0];
+  const title = errors.length === 0 ? meta.title : errorScreenTitle(shown);
   const description = errors.length === 0 ? meta.description : undefined;
   const preloads = assets
     .preloadFor(parts.viewModules)
