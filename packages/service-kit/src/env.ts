@@ -123,3 +123,29 @@ export function readServerConfig(env: EnvReader, defaultPort: number): ServerCon
     shutdownDrainDelayMs: env.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, { min: 0, max: 600_000 }),
   };
 }
+
+/** What a slow or idle client may hold of a server: the same four settings in every service. */
+export interface ConnectionLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+/**
+ * HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS and MAX_CONNECTIONS around a request timeout the service decides (read
+ * from its own variable, or derived from another limit).
+ */
+export function readConnectionLimits(
+  env: EnvReader,
+  requestTimeoutMs: number,
+  defaults: { maxConnections: number },
+): ConnectionLimits {
+  return {
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeoutMs: Math.min(env.integer('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }), requestTimeoutMs),
+    requestTimeoutMs,
+    keepAliveTimeoutMs: env.integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
+    maxConnections: env.integer('MAX_CONNECTIONS', defaults.maxConnections, { min: 1, max: 1_000_000 }),
+  };
+}

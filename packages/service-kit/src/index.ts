@@ -1,5 +1,15 @@
 export { type BuildInfo, registerBuildInfo } from './build-info.ts';
-export { ConfigError, type Env, type EnvReader, readEnv, readServerConfig, type ServerConfig } from './env.ts';
+export { containerMemoryLimit } from './container.ts';
+export {
+  ConfigError,
+  type ConnectionLimits,
+  type Env,
+  type EnvReader,
+  readConnectionLimits,
+  readEnv,
+  readServerConfig,
+  type ServerConfig,
+} from './env.ts';
 export { createReadiness, healthRoutes, type Readiness, readinessReport } from './health.ts';
 export { type RunningService, runService } from './lifecycle.ts';
 export { type LoggingOptions, loggingOptions, requestIdFrom } from './logging.ts';

@@ -1,10 +1,11 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Env, type EnvReader, readEnv, readServerConfig, type ServerConfig } from '@app/service-kit';
+import type { Env, EnvReader, ServerConfig } from '@app/service-kit';
+import { containerMemoryLimit, readConnectionLimits, readEnv, readServerConfig } from '@app/service-kit';
 import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
 import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
-import { containerMemoryLimit, defaultBudgetBytes } from './memory/limit.ts';
+import { defaultBudgetBytes } from './memory/limit.ts';
 import type { SpoolMode } from './upstream/delivery.ts';
 
 const MiB = 1024 * 1024;
@@ -170,16 +171,7 @@ export function loadConfig(env: Env): Config {
       ),
       containerLimitBytes,
     },
-    connections: {
-      // Node refuses a headers timeout longer than the request timeout.
-      headersTimeoutMs: Math.min(
-        reader.integer('HEADERS_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
-        requestTimeoutMs,
-      ),
-      requestTimeoutMs,
-      keepAliveTimeoutMs: reader.integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 100, max: 600_000 }),
-      maxConnections: reader.integer('MAX_CONNECTIONS', 2_048, { min: 1, max: 1_000_000 }),
-    },
+    connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 2_048 }),
     spool: {
       dir: reader.string('SPOOL_DIR', DEFAULT_SPOOL_DIR),
       /** The default dir sits in the shared temp dir: it must be this user's alone (checked when opened). */

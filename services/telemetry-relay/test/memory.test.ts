@@ -1,7 +1,8 @@
+import { containerMemoryLimit } from '@app/service-kit';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createClientShares, createMemoryBudget } from '../src/memory/budget.ts';
-import { BUDGET_WITHOUT_LIMIT, containerMemoryLimit, defaultBudgetBytes } from '../src/memory/limit.ts';
+import { BUDGET_WITHOUT_LIMIT, defaultBudgetBytes } from '../src/memory/limit.ts';
 
 const MiB = 1024 * 1024;
 
