@@ -8,6 +8,7 @@
 // building the working tree's; for another commit's figures, run this suite from a worktree of that commit (its
 // manifests) with its image: `git worktree add /tmp/relay-before <commit>`, copy this file and its support modules
 // there, `docker build -f services/telemetry-relay/Dockerfile -t ssr-telemetry/telemetry-relay:before .` in it.
+import { type SlowClientReport, slowClients } from '@app/test-kit';
 import { Network, type StartedNetwork } from 'testcontainers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildImage, type CaptureContainer, errorEnvelope, newEventId, startCapture } from '../support/containers.ts';
@@ -19,8 +20,6 @@ import {
   decompressionBomb,
   nestingBomb,
   post,
-  type SlowClientReport,
-  slowClients,
   tally,
   userAddress,
 } from '../support/hostile.ts';

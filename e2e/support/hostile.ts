@@ -1,8 +1,7 @@
 // Hostile traffic for the relay container suite (containers/relay-hostile.test.ts): attack bodies, requests whose
 // outcome is classified (answered, reset, no answer), attackers and a steady trickle of legitimate envelopes from
-// client addresses of their own, and slow clients.
+// client addresses of their own. (Slow clients are @app/test-kit's.)
 import { createHash, randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
 import zlib from 'node:zlib';
 import { errorEnvelope, newEventId } from './containers.ts';
 
@@ -183,66 +182,4 @@ export async function attackFor(
   };
   await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
   return results;
-}
-
-// ---- slow clients ---------------------------------------------------------------------------------------------
-
-export interface SlowClientOptions {
-  host: string;
-  port: number;
-  count: number;
-  /** Written at once on connecting (the n-th connection's). */
-  head: (n: number) => string;
-  /** Then this, every `dripEveryMs`. */
-  drip: string;
-  dripEveryMs: number;
-  /** Connections still open by then are closed by the client and counted as never cut. */
-  giveUpAfterMs: number;
-}
-
-export interface SlowClientReport {
-  /** When the relay closed each connection it closed, ms after it was opened. */
-  cutAfterMs: number[];
-  /** Connections the relay left open until the client gave up (or refused to open). */
-  neverCut: number;
-  /** The status line the relay answered each connection with before closing it, if any ("408", "none"). */
-  answers: Record<string, number>;
-}
-
-/** Opens `count` connections that send their request slowly (a slowloris, or a trickled body). */
-export async function slowClients(options: SlowClientOptions): Promise<SlowClientReport> {
-  const report: SlowClientReport = { cutAfterMs: [], neverCut: 0, answers: {} };
-  const one = (n: number) =>
-    new Promise<void>((resolve) => {
-      const opened = performance.now();
-      let status = 'none';
-      let gaveUp = false;
-      let cutAfterMs: number | undefined;
-      const socket = connect(options.port, options.host, () => socket.write(options.head(n)));
-      const drip = setInterval(() => socket.write(options.drip), options.dripEveryMs);
-      const giveUp = setTimeout(() => {
-        gaveUp = true;
-        socket.destroy();
-      }, options.giveUpAfterMs);
-      // An end, a reset or a refused connection before the client gave up: the relay cut it.
-      const cut = () => {
-        if (!gaveUp && cutAfterMs === undefined) cutAfterMs = performance.now() - opened;
-        socket.destroy();
-      };
-      socket.on('data', (chunk: Buffer) => {
-        status = /^HTTP\/1\.1 (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? status;
-      });
-      socket.on('end', cut);
-      socket.on('error', cut);
-      socket.on('close', () => {
-        clearInterval(drip);
-        clearTimeout(giveUp);
-        if (cutAfterMs === undefined) report.neverCut++;
-        else report.cutAfterMs.push(cutAfterMs);
-        report.answers[status] = (report.answers[status] ?? 0) + 1;
-        resolve();
-      });
-    });
-  await Promise.all(Array.from({ length: options.count }, (_, n) => one(n)));
-  return report;
 }

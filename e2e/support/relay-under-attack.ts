@@ -1,9 +1,11 @@
 // One attack on the relay container with everything that judges it running alongside: a kubelet-like liveness
 // prober, the container's memory sampled, legitimate envelopes; then whether every envelope answered 200 reached
 // upstream. The figures are printed as one line ("hostile: …") and checked by the expect* functions.
+
+import type { SlowClientReport } from '@app/test-kit';
 import { expect } from 'vitest';
 import type { CaptureContainer } from './containers.ts';
-import { type Answer, isCleanRefusal, legitimateTraffic, type SlowClientReport, tally } from './hostile.ts';
+import { type Answer, isCleanRefusal, legitimateTraffic, tally } from './hostile.ts';
 import { type ProbeReport, type ProberOptions, startProber } from './liveness-prober.ts';
 import { type MemoryReport, sampleMemory } from './memory-sampler.ts';
 import type { ContainerState, PodRelay } from './relay-pod.ts';

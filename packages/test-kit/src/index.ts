@@ -15,3 +15,4 @@ export {
   startSentryApiFake,
 } from './sentry-api-fake.ts';
 export { readZip } from './zip-reader.ts';
+export { type SlowClientOptions, type SlowClientReport, slowClients } from './slow-clients.ts';
