@@ -10,7 +10,9 @@ export const fakeAssets: Assets = {
 };
 
 export async function testApp(env: Record<string, string> = {}): Promise<WebApp> {
-  const web = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DIAGNOSTICS: '1', ...env }), { assets: fakeAssets });
+  // Load shedding off unless a test turns it on: a test worker's event loop lags whenever a neighbour compiles.
+  const defaults = { LOG_LEVEL: 'silent', DIAGNOSTICS: '1', SHED_EVENT_LOOP_DELAY_MS: '0' };
+  const web = await buildApp(loadConfig({ ...defaults, ...env }), { assets: fakeAssets });
   await web.app.ready();
   return web;
 }

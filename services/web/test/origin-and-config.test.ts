@@ -6,8 +6,11 @@ import { checkOrigin } from '../src/server/origin-check.ts';
 describe('origin check', () => {
   const allowed = ['https://www.shop.example'];
   it.each([
-    [{ origin: 'http://shop.test' }, true],
     [{ origin: 'https://shop.test' }, true],
+    [{ origin: 'https://shop.test:443' }, true],
+    // The same host over the other scheme is another site (a network attacker's, without HSTS preload).
+    [{ origin: 'http://shop.test' }, false],
+    [{ origin: 'https://shop.test:8443' }, false],
     [{ origin: 'https://www.shop.example' }, true],
     [{ origin: 'https://evil.example' }, false],
     [{ origin: 'http://shop.test.evil.example' }, false],
@@ -18,7 +21,7 @@ describe('origin check', () => {
     [{ 'sec-fetch-site': 'cross-site' }, false],
     [{}, true],
   ])('%o → accepted: %s', (headers, ok) => {
-    expect(checkOrigin(headers, 'shop.test', allowed).ok).toBe(ok);
+    expect(checkOrigin(headers, 'https://shop.test', allowed).ok).toBe(ok);
   });
 });
 
@@ -32,7 +35,32 @@ describe('config', () => {
       diagnostics: false,
       metricsPort: undefined,
       sentry: { dsn: undefined, environment: 'production', tracesSampleRate: 0.1 },
+      trustedProxyHops: 0,
+      connections: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnections: 1_024,
+      },
+      traceContinuationPerSecond: 10,
+      sentryOrgId: undefined,
     });
+  });
+
+  it.each([
+    ['no container limit: memory checks off', undefined, { maxHeapUsedBytes: 0, maxRssBytes: 0 }],
+    [
+      "the pod's 512 MiB: heap 60 %, RSS 80 %",
+      512 * 2 ** 20,
+      { maxHeapUsedBytes: 322_122_547, maxRssBytes: 429_496_729 },
+    ],
+  ])('sizes load shedding from the memory limit (%s)', (_, limit, memory) => {
+    expect(loadConfig({}, limit).loadShedding).toEqual({ maxEventLoopDelayMs: 250, retryAfterSeconds: 5, ...memory });
+  });
+
+  it('keeps the headers timeout within the request timeout (Node refuses a longer one)', () => {
+    const { connections } = loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '5000' });
+    expect(connections).toMatchObject({ headersTimeoutMs: 5_000, requestTimeoutMs: 5_000 });
   });
 
   it('names every bad variable at once', () => {
@@ -45,6 +73,10 @@ describe('config', () => {
         TUNNEL_TARGET: 'ftp://x',
         METRICS_PORT: '70000',
         DIAGNOSTICS: 'maybe',
+        MAX_CONNECTIONS: '0',
+        TRACE_CONTINUATION_PER_SECOND: '-1',
+        SENTRY_ORG_ID: 'acme',
+        SHED_EVENT_LOOP_DELAY_MS: 'fast',
       });
     expect(read).toThrow(ConfigError);
     try {
@@ -59,6 +91,10 @@ describe('config', () => {
         'TUNNEL_TARGET',
         'METRICS_PORT',
         'DIAGNOSTICS',
+        'MAX_CONNECTIONS',
+        'TRACE_CONTINUATION_PER_SECOND',
+        'SENTRY_ORG_ID',
+        'SHED_EVENT_LOOP_DELAY_MS',
       ]) {
         expect(text).toContain(name);
       }

@@ -39,6 +39,8 @@ export function initSentry(config: ClientConfig['sentry']): void {
     // With no tunnel the SDK posts to the DSN's own intake.
     ...(config.tunnel ? { tunnel: config.tunnel } : {}),
     tracesSampleRate: config.tracesSampleRate,
+    // Put in the trace's baggage, so the server (strictTraceContinuation) continues this page's traces.
+    ...(config.orgId ? { orgId: config.orgId as `${number}` } : {}),
     // Transactions as events: the specification's "1000 spans per transaction" is the SDK's fixed cap for them
     // (MAX_SPAN_COUNT in @sentry/core), not an option; e2e/web/telemetry-limits.test.ts shows it.
     traceLifecycle: 'static' as const,

@@ -7,6 +7,8 @@ export interface ClientConfig {
     tracesSampleRate: number;
     /** Same-origin path for envelopes; undefined = straight to the DSN's intake. */
     tunnel: string | undefined;
+    /** SENTRY_ORG_ID, when the DSN's host does not name the organization. */
+    orgId?: string;
   };
   diagnostics: boolean;
   /** This response's CSP nonce for styles (the feedback widget's shadow-root <style> elements). */

@@ -9,6 +9,7 @@ import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/rout
 import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
+import { registerLoadShedding } from './load-shedding.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
 import { pages } from './pages.ts';
 import { logRequests } from './request-log.ts';
@@ -40,10 +41,15 @@ export interface WebApp extends ServiceApp {
 
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
 export async function buildApp(config: Config, options: BuildOptions): Promise<WebApp> {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
   const service = await createServiceApp('web', config.server, {
     // Replaced by logRequests below: one sampled line per request, every failure logged.
     skipRequestLog: () => true,
     fastify: {
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
+      trustProxy: (_address: string, hop: number) => hop < config.trustedProxyHops,
       // Page URLs are the router's business, however long their segments.
       routerOptions: { maxParamLength: 2048 },
       // Log lines of a request carry its trace id, so logs and Sentry traces can be joined. Bound when Fastify makes
@@ -60,7 +66,18 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     },
   });
   const { app } = service;
+  // A client may take headersTimeout to send its headers and requestTimeout for its whole request, checked every
+  // second (Node's default, 30 s, would let a slow client stay on); connections beyond maxConnections are closed as
+  // they are accepted. Set on the server itself: Fastify passes on neither of the first two nor the last.
+  Object.assign(app.server, {
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    connectionsCheckingInterval: 1_000,
+    maxConnections,
+  });
   const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
+  await registerLoadShedding(app, { limits: config.loadShedding, readiness: service.readiness, metrics });
   recordRequests(app, metrics);
   logRequests(app, { sampleEvery: config.logSampleEvery });
 
@@ -111,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       environment: config.sentry.environment,
       tracesSampleRate: config.sentry.tracesSampleRate,
       tunnel: config.tunnelPath,
+      ...(config.sentryOrgId ? { orgId: config.sentryOrgId } : {}),
     },
     diagnostics: config.diagnostics,
   };

@@ -1,4 +1,12 @@
-import { type Env, readEnv, readServerConfig, type ServerConfig } from '@app/service-kit';
+import {
+  type ConnectionLimits,
+  containerMemoryLimit,
+  type Env,
+  readConnectionLimits,
+  readEnv,
+  readServerConfig,
+  type ServerConfig,
+} from '@app/service-kit';
 
 /** Every environment variable the service reads, validated in one place. Documented in the README ("Web service"). */
 export interface Config {
@@ -27,9 +35,34 @@ export interface Config {
   revision: string;
   /** How long the example item page's related items take: its deferred part, streamed after the shell. */
   catalogRelatedDelayMs: number;
+  /** Proxies in front whose X-Forwarded-Proto/-Host/-For are believed (the edge: 1); 0 = none. */
+  trustedProxyHops: number;
+  /** What a slow or idle client may hold (see "Timeouts and load shedding" in the README). */
+  connections: ConnectionLimits;
+  /** Incoming sampled trace decisions honoured per second (beyond: decided here); see trace-budget.ts. */
+  traceContinuationPerSecond: number;
+  /** Sentry organization of incoming traces to continue (else taken from the DSN's host, when it has one). */
+  sentryOrgId: string | undefined;
+  loadShedding: LoadShedding;
 }
 
-export function loadConfig(env: Env): Config {
+/** When requests are answered 503 instead of queued (thresholds 0 = that check is off). */
+export interface LoadShedding {
+  maxEventLoopDelayMs: number;
+  maxHeapUsedBytes: number;
+  maxRssBytes: number;
+  retryAfterSeconds: number;
+}
+
+// Shedding starts at these shares of the container's memory limit, before the kernel's OOM killer would act (V8 does
+// not size its heap from the limit, so heap growth alone can reach it); off without a limit (a laptop, the bench).
+const HEAP_SHARE = 0.6;
+const RSS_SHARE = 0.8;
+const LIMIT_RANGE = { min: 0, max: 2 ** 50 };
+const defaultShare = (limit: number | undefined, share: number) =>
+  limit === undefined ? 0 : Math.floor(limit * share);
+
+export function loadConfig(env: Env, memoryLimit = containerMemoryLimit()): Config {
   const reader = readEnv(env);
   const server = readServerConfig(reader, 3000);
   const tunnel = reader.string('TUNNEL_PATH', '/monitoring');
@@ -74,6 +107,12 @@ export function loadConfig(env: Env): Config {
       ? undefined
       : `must be "on" or "off" (got ${JSON.stringify(compressionText)})`,
   );
+  const requestTimeoutMs = reader.integer('REQUEST_TIMEOUT_MS', 30_000, { min: 1_000, max: 600_000 });
+  const orgId = reader.optionalString('SENTRY_ORG_ID');
+  reader.check(
+    'SENTRY_ORG_ID',
+    orgId === undefined || /^\d+$/.test(orgId) ? undefined : `must be a number (got ${JSON.stringify(orgId)})`,
+  );
   const metricsPort = reader.optionalString('METRICS_PORT')
     ? reader.integer('METRICS_PORT', 0, { min: 1, max: 65535 })
     : undefined;
@@ -94,6 +133,16 @@ export function loadConfig(env: Env): Config {
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 100, { min: 1, max: 1_000_000 }),
     revision: reader.string('REVISION', 'unknown'),
     catalogRelatedDelayMs: reader.integer('CATALOG_RELATED_DELAY_MS', 20, { min: 0, max: 60_000 }),
+    trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
+    connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 1_024 }),
+    traceContinuationPerSecond: reader.integer('TRACE_CONTINUATION_PER_SECOND', 10, { min: 0, max: 1_000_000 }),
+    sentryOrgId: orgId,
+    loadShedding: {
+      maxEventLoopDelayMs: reader.integer('SHED_EVENT_LOOP_DELAY_MS', 250, { min: 0, max: 60_000 }),
+      maxHeapUsedBytes: reader.integer('SHED_HEAP_USED_BYTES', defaultShare(memoryLimit, HEAP_SHARE), LIMIT_RANGE),
+      maxRssBytes: reader.integer('SHED_RSS_BYTES', defaultShare(memoryLimit, RSS_SHARE), LIMIT_RANGE),
+      retryAfterSeconds: reader.integer('SHED_RETRY_AFTER_SECONDS', 5, { min: 1, max: 3_600 }),
+    },
   };
   reader.done();
   return config;

@@ -4,6 +4,7 @@
 import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { type TraceContinuationOutcome, traceContinuations } from './trace-budget.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,12 +18,14 @@ export interface Metrics {
   requestDuration: Histogram<'method' | 'route' | 'status_code'>;
   ssrRender: Histogram<string>;
   pageRequests: Counter<'kind' | 'outcome'>;
+  shedRequests: Counter<'reason'>;
 }
 
 export function createMetrics(build: BuildInfo = { version: 'dev', revision: 'unknown' }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerBuildInfo(registry, 'web_build_info', build);
+  registerTraceContinuations(registry);
   return {
     registry,
     requestDuration: new Histogram({
@@ -44,7 +47,29 @@ export function createMetrics(build: BuildInfo = { version: 'dev', revision: 'un
       labelNames: ['kind', 'outcome'],
       registers: [registry],
     }),
+    shedRequests: new Counter({
+      name: 'web_shed_requests_total',
+      help: 'Requests answered 503 by load shedding, by the threshold crossed (eventLoopDelay, heapUsedBytes, rssBytes)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
   };
+}
+
+// Counted by instrument.ts, which runs before any registry exists: read when scraped.
+function registerTraceContinuations(registry: Registry): void {
+  new Counter<'outcome'>({
+    name: 'web_trace_continuations_total',
+    help: 'Incoming sampled trace decisions: continued within the budget, or over_budget (decided here instead)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, count] of Object.entries(traceContinuations)) {
+        this.inc({ outcome: outcome as TraceContinuationOutcome }, count);
+      }
+    },
+  });
 }
 
 /** Records every request's duration; the pattern comes from the page handler, else Fastify's own route. */

@@ -1,6 +1,6 @@
 /**
  * Cross-site request forgery check for actions (React Router's data mode has none): a POST is accepted when its
- * Origin is this host or one of the allowed origins; without Origin, when Sec-Fetch-Site says same-origin or none;
+ * Origin is this site's origin (scheme and host: http://host is another site than https://host) or an allowed one; without Origin, when Sec-Fetch-Site says same-origin or none;
  * with neither header (not a browser, or a very old one) it is accepted, since only browsers carry ambient cookies
  * across sites and every current browser sends at least one of the two.
  */
@@ -8,15 +8,18 @@ export type OriginVerdict = { ok: true } | { ok: false; reason: string };
 
 export function checkOrigin(
   headers: { origin?: string | undefined; 'sec-fetch-site'?: string | undefined },
-  host: string,
+  siteOrigin: string,
   allowedOrigins: readonly string[],
 ): OriginVerdict {
   const origin = headers.origin;
   if (origin !== undefined) {
     if (allowedOrigins.includes(origin)) return { ok: true };
     const url = origin === 'null' ? null : URL.parse(origin);
-    if (url && url.host === host) return { ok: true };
-    return { ok: false, reason: `cross-site POST refused: Origin ${origin} is not ${host} nor an allowed origin` };
+    if (url && url.origin === URL.parse(siteOrigin)?.origin) return { ok: true };
+    return {
+      ok: false,
+      reason: `cross-site POST refused: Origin ${origin} is not ${siteOrigin} nor an allowed origin`,
+    };
   }
   const site = headers['sec-fetch-site'];
   if (site === undefined || site === 'same-origin' || site === 'none') return { ok: true };

@@ -67,7 +67,7 @@ export async function pages(app: FastifyInstance, options: PagesOptions): Promis
     // Page data's body depends on the route list too: a cache must not answer one list with another's data.
     reply.header('vary', `${PAGE_DATA_HEADER}, ${PAGE_DATA_ROUTES_HEADER}`).header('cache-control', 'no-store');
     if (isPost) {
-      const verdict = checkOrigin(req.headers, req.host, options.allowedOrigins);
+      const verdict = checkOrigin(req.headers, `${req.protocol}://${req.host}`, options.allowedOrigins);
       if (!verdict.ok) {
         req.log.warn({ origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] }, verdict.reason);
         options.metrics.pageRequests.inc({ kind, outcome: 'refused' });

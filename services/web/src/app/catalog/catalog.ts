@@ -29,7 +29,8 @@ export interface CatalogItemData {
 export const MAX_PAGE_SIZE = 50;
 const RELATED_COUNT = 3;
 const items: CatalogItem[] = catalog.items;
-const moved: Record<string, string> = catalog.moved;
+// A Map: a slug is user input, and a plain object would answer `constructor` or `__proto__` from its prototype.
+const moved = new Map(Object.entries(catalog.moved));
 const bySlug = new Map(items.map((item) => [item.slug, item]));
 
 export function searchCatalog(query: string, page: number, limit: number): CatalogPage {
@@ -53,7 +54,7 @@ export function findItem(slug: string): CatalogItem | undefined {
 
 /** Where an old address now lives, if it moved. */
 export function movedTo(slug: string): string | undefined {
-  return moved[slug];
+  return moved.get(slug);
 }
 
 /** Other items of the same category: the ones after this item, wrapping around. */

@@ -1,0 +1,53 @@
+// Trace continuation with a budget. An incoming `sentry-trace: <trace>-<span>-1` (or a baggage sample_rand below the
+// rate) makes this service trace the request whatever its own sample rate: any client could otherwise make every
+// request pay for a span and a transaction upstream. The browser's own page data and actions carry the pageload's
+// trace this way, so such decisions are honoured, but only as many per second as the bucket holds; beyond that the
+// request is decided here, on a trace of its own. Loaded by instrument.ts (before the SDK's spans), read by metrics.ts.
+
+/** What became of incoming sampled decisions since the process started (web_trace_continuations_total). */
+export const traceContinuations = { continued: 0, over_budget: 0 };
+export type TraceContinuationOutcome = keyof typeof traceContinuations;
+
+export interface TokenBucket {
+  /** Takes a token if one is left; refills at `perSecond`, holding at most `burst`. */
+  take(): boolean;
+}
+
+export function createTokenBucket(perSecond: number, burst = perSecond, now = () => performance.now()): TokenBucket {
+  let tokens = burst;
+  let last = now();
+  return {
+    take() {
+      const at = now();
+      tokens = Math.min(burst, tokens + ((at - last) / 1000) * perSecond);
+      last = at;
+      if (tokens < 1) return false;
+      tokens -= 1;
+      return true;
+    },
+  };
+}
+
+/** The part of Sentry's propagation context the decision reads. */
+export interface IncomingTrace {
+  /** Set when the request continues a trace started elsewhere (sentry-trace header). */
+  parentSpanId?: string | undefined;
+  sampled?: boolean | undefined;
+  sampleRand: number;
+}
+
+/**
+ * Whether the incoming trace would make this request sampled by the client's say-so: a `-1` flag, or no flag and a
+ * sample_rand (the client's too) under the rate. Such a decision costs a token; a `-0` or a local decision does not.
+ */
+export function isForcedSample(trace: IncomingTrace, rate: number): boolean {
+  if (trace.parentSpanId === undefined) return false;
+  return trace.sampled === true || (trace.sampled === undefined && trace.sampleRand < rate);
+}
+
+/** Honours a forced sample while the budget lasts; counts the outcome. */
+export function admitForcedSample(bucket: TokenBucket): boolean {
+  const outcome: TraceContinuationOutcome = bucket.take() ? 'continued' : 'over_budget';
+  traceContinuations[outcome]++;
+  return outcome === 'continued';
+}

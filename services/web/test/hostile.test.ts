@@ -1,0 +1,169 @@
+// The web service against hostile clients, in process: user input that names prototype properties, a POST from the
+// site's host over the other scheme, slow and excess connections on a real loopback server, and load shedding when
+// the event loop falls behind. (The same under the pod's limits, with the trace budget: e2e/containers/web-hostile.)
+
+import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { slowClients } from '@app/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebApp } from '../src/server/app.ts';
+import { pageData, testApp } from './helpers.ts';
+
+describe('lookups keyed by user input', () => {
+  let web: WebApp;
+  beforeAll(async () => {
+    web = await testApp();
+  });
+  afterAll(() => web.app.close());
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'GET /catalog/%s is a plain 404, not a redirect to a prototype property',
+    async (slug) => {
+      for (const headers of [{}, pageData()]) {
+        const res = await web.app.inject({ url: `/catalog/${slug}`, headers });
+        expect(res.statusCode).toBe(404);
+        expect(res.headers.location).toBeUndefined();
+      }
+    },
+  );
+
+  it('still redirects an address that moved', async () => {
+    const res = await web.app.inject({ url: '/catalog/old-amber-lamp' });
+    expect([res.statusCode, res.headers.location]).toEqual([301, '/catalog/amber-lamp']);
+  });
+});
+
+describe('the Origin of an action behind the edge (TRUSTED_PROXY_HOPS=1)', () => {
+  let web: WebApp;
+  beforeAll(async () => {
+    web = await testApp({ TRUSTED_PROXY_HOPS: '1' });
+  });
+  afterAll(() => web.app.close());
+
+  const post = (origin: string, forwardedProto: string) =>
+    web.app.inject({
+      method: 'POST',
+      url: '/preferences',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        host: 'shop.test',
+        'x-forwarded-proto': forwardedProto,
+        origin,
+      },
+      payload: 'pageSize=10&theme=light',
+    });
+
+  it.each([
+    ['https://shop.test', 'https', 303],
+    ['http://shop.test', 'https', 403],
+    ['https://shop.test', 'http', 403],
+    ['http://shop.test', 'http', 303],
+  ])('Origin %s on a %s request → %i', async (origin, proto, status) => {
+    const res = await post(origin, proto);
+    expect(res.statusCode).toBe(status);
+    if (status === 403) expect(res.body).toContain(`Origin ${origin} is not ${proto}://shop.test`);
+  });
+});
+
+describe('slow and excess connections on a loopback server', () => {
+  let web: WebApp;
+  let port: number;
+  beforeAll(async () => {
+    web = await testApp({ HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_CONNECTIONS: '20' });
+    await web.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (web.app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => web.app.close());
+
+  it('cuts a client that trickles its headers after HEADERS_TIMEOUT_MS, and one that trickles its body after REQUEST_TIMEOUT_MS', async () => {
+    const [headers, body] = await Promise.all([
+      slowClients({
+        host: '127.0.0.1',
+        port,
+        count: 5,
+        head: () => 'GET /catalog HTTP/1.1\r\nHost: shop.test\r\nX-Slow: ',
+        drip: 'a',
+        dripEveryMs: 200,
+        giveUpAfterMs: 6_000,
+      }),
+      slowClients({
+        host: '127.0.0.1',
+        port,
+        count: 5,
+        head: () =>
+          'POST /preferences HTTP/1.1\r\nHost: shop.test\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
+          'Content-Length: 100000\r\n\r\npageSize=',
+        drip: '1',
+        dripEveryMs: 200,
+        giveUpAfterMs: 6_000,
+      }),
+    ]);
+    // Enforced by a check every second: the timeout plus up to a second, plus scheduling on a loaded machine.
+    expect(headers.neverCut).toBe(0);
+    expect(Math.max(...headers.cutAfterMs)).toBeLessThan(1_000 + 2_500);
+    expect(body.neverCut).toBe(0);
+    expect(Math.max(...body.cutAfterMs)).toBeLessThan(2_000 + 2_500);
+    expect(Object.keys({ ...headers.answers, ...body.answers }).filter((s) => s.startsWith('5'))).toEqual([]);
+  }, 15_000);
+
+  it('closes connections beyond MAX_CONNECTIONS as they are accepted, and serves again once they are gone', async () => {
+    const open = (): Promise<{ socket: Socket; closed: Promise<void> }> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => resolve({ socket, closed }));
+        const closed = new Promise<void>((done) => socket.once('close', () => done()));
+        socket.once('error', () => undefined);
+        setTimeout(() => reject(new Error('connect timed out')), 2_000);
+      });
+    const held = await Promise.all(Array.from({ length: 20 }, open));
+    const extra = await open();
+    const cut = await Promise.race([extra.closed.then(() => true), delay(1_000).then(() => false)]);
+    expect(cut, 'the 21st connection closed by the server').toBe(true);
+    for (const { socket } of held) socket.destroy();
+    await expect.poll(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status)).toBe(200);
+  });
+});
+
+describe('load shedding', () => {
+  let web: WebApp;
+  beforeAll(async () => {
+    web = await testApp({ SHED_EVENT_LOOP_DELAY_MS: '50', SHED_RETRY_AFTER_SECONDS: '3' });
+  });
+  afterAll(() => web.app.close());
+
+  /** Keeps the event loop busy in 300 ms stretches until under-pressure's sampler sees it. */
+  async function overload(): Promise<void> {
+    await delay(2_000); // pressure counts from two seconds after start
+    while (!web.app.isUnderPressure()) {
+      const until = performance.now() + 300;
+      while (performance.now() < until) {
+        // busy, as a process with more requests than CPU is
+      }
+      await delay(5);
+    }
+  }
+
+  it('answers 503 with Retry-After while the event loop lags, fails readiness, keeps liveness, counts it, and recovers', async () => {
+    expect((await web.app.inject({ url: '/catalog' })).statusCode).toBe(200);
+    await overload();
+    const [page, data, liveness, readiness] = await Promise.all([
+      web.app.inject({ url: '/catalog' }),
+      web.app.inject({ url: '/catalog', headers: pageData() }),
+      web.app.inject({ url: '/healthz' }),
+      web.app.inject({ url: '/readyz' }),
+    ]);
+    expect([page.statusCode, page.headers['retry-after']]).toEqual([503, '3']);
+    expect(page.body).toContain('overloaded');
+    expect(data.statusCode).toBe(503);
+    expect(liveness.statusCode).toBe(200);
+    expect(readiness.statusCode).toBe(503);
+    expect(readiness.json().reasons.join()).toMatch(/shedding load: event-loop delay (\d+ ms|a whole sample interval)/);
+    const metrics = (await web.app.inject({ url: '/metrics' })).body;
+    expect(metrics).toMatch(/web_shed_requests_total\{reason="eventLoopDelay"\} [2-9]/);
+
+    await expect.poll(() => web.app.isUnderPressure(), { timeout: 5_000 }).toBe(false);
+    expect((await web.app.inject({ url: '/catalog' })).statusCode).toBe(200);
+    expect((await web.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+  });
+});
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
