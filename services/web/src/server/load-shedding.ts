@@ -10,6 +10,9 @@ import type { Metrics } from './metrics.ts';
 
 type Handler = NonNullable<FastifyUnderPressureOptions['pressureHandler']>;
 const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
+// A loop that lags while mostly idle is short of CPU (a neighbour's burst, the quota's throttling), not overloaded:
+// shedding would not help it. One busy over 90 % of a second is doing this process's own work.
+const BUSY_LOOP = 0.9;
 
 export async function registerLoadShedding(
   app: FastifyInstance,
@@ -22,32 +25,43 @@ export async function registerLoadShedding(
   app.addHook('onReady', async () => {
     countsFrom = performance.now() + 2_000;
   });
-  const underPressureNow = () => performance.now() >= countsFrom && app.isUnderPressure();
+  /** The threshold crossed, if any. A lagging loop counts only while it is busy with this process's own work. */
+  const shedReason = (): string | undefined => {
+    if (performance.now() < countsFrom) return undefined;
+    const { heapUsed, rssBytes, eventLoopDelay, eventLoopUtilized } = app.memoryUsage();
+    if (limits.maxHeapUsedBytes > 0 && heapUsed > limits.maxHeapUsedBytes) return 'heapUsedBytes';
+    if (limits.maxRssBytes > 0 && rssBytes > limits.maxRssBytes) return 'rssBytes';
+    const lagging = limits.maxEventLoopDelayMs > 0 && eventLoopDelay > limits.maxEventLoopDelayMs;
+    return lagging && eventLoopUtilized > BUSY_LOOP ? 'eventLoopDelay' : undefined;
+  };
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelayMs,
     maxHeapUsedBytes: limits.maxHeapUsedBytes,
     maxRssBytes: limits.maxRssBytes,
-    // Sampled every second (under-pressure's default): the mean delay over a second, so that a moment without CPU
-    // (a neighbour's burst, the CPU quota's throttling) does not shed requests the process could serve.
+    // Sampled every second (under-pressure's default), utilization over that second rather than since the start.
+    eventLoopUtilizationMode: 'interval',
     // A returned body is what under-pressure sends, undefined lets the request through (its code does both; its
     // types admit only the second).
-    pressureHandler: ((req, reply, type) => {
-      if (performance.now() < countsFrom || ALWAYS_ANSWERED.has(req.url.split('?', 1)[0] as string)) return undefined;
-      metrics.shedRequests.inc({ reason: type });
+    pressureHandler: ((req, reply) => {
+      const reason = shedReason();
+      if (reason === undefined || ALWAYS_ANSWERED.has(req.url.split('?', 1)[0] as string)) return undefined;
+      metrics.shedRequests.inc({ reason });
       reply
         .code(503)
         .header('retry-after', String(limits.retryAfterSeconds))
         .header('cache-control', 'no-store')
         .type('text/plain; charset=utf-8');
-      return `The service is overloaded (${type}); retry in ${limits.retryAfterSeconds} s.\n`;
+      return `The service is overloaded (${reason}); retry in ${limits.retryAfterSeconds} s.\n`;
     }) as (...args: Parameters<Handler>) => string | undefined as Handler,
   });
   readiness.checks.push(() => {
-    if (!underPressureNow()) return undefined;
-    const { eventLoopDelay, heapUsed, rssBytes } = app.memoryUsage();
+    const reason = shedReason();
+    if (reason === undefined) return undefined;
+    const { eventLoopDelay, eventLoopUtilized, heapUsed, rssBytes } = app.memoryUsage();
     const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
     // Infinity: the loop was busy for a whole sample interval (under-pressure saw no tick at all).
     const delay = Number.isFinite(eventLoopDelay) ? `${Math.round(eventLoopDelay)} ms` : 'a whole sample interval';
-    return `shedding load: event-loop delay ${delay}, heap ${mib(heapUsed)}, RSS ${mib(rssBytes)}`;
+    const busy = `${Math.round(eventLoopUtilized * 100)} % busy`;
+    return `shedding load (${reason}): event-loop delay ${delay}, ${busy}, heap ${mib(heapUsed)}, RSS ${mib(rssBytes)}`;
   });
 }
