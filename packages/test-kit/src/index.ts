@@ -14,5 +14,5 @@ export {
   type SentryApiFake,
   startSentryApiFake,
 } from './sentry-api-fake.ts';
-export { readZip } from './zip-reader.ts';
 export { type SlowClientOptions, type SlowClientReport, slowClients } from './slow-clients.ts';
+export { readZip } from './zip-reader.ts';
