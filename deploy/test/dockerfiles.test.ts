@@ -68,8 +68,15 @@ describe.each(dockerfiles)('%s', (path) => {
     if (path.startsWith('deploy/viewer')) return; // a development tool: no release of ours to record
     expect(final.lines).toContain('ARG RELEASE=dev');
     expect(final.lines).toContain('ARG REVISION=unknown');
-    for (const key of ['source', 'revision', 'version']) {
-      expect(final.lines.join('\n')).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${key}=`));
+    expect(final.lines).toContain('ARG VERSION=dev');
+    const labels = final.lines.join('\n');
+    for (const [key, arg] of [
+      ['org.opencontainers.image.source', 'SOURCE'],
+      ['org.opencontainers.image.revision', 'REVISION'],
+      ['org.opencontainers.image.version', 'VERSION'],
+      ['io.sentry.release', 'RELEASE'],
+    ]) {
+      expect(labels).toContain(`${key}="\${${arg}}"`);
     }
   });
 });

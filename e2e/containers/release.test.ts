@@ -1,0 +1,149 @@
+// `npm run release` end to end against a real registry on loopback (Debian's docker-registry): both images built,
+// labelled and pushed under both tags, an SBOM per image, and a copy of the prod overlay pinned to the digests the
+// registry serves — checked through the registry's HTTP API, skopeo and `kubectl kustomize`. The checkout's own
+// overlay is never touched (the release edits a copy).
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { docker, repoRoot } from '../support/containers.ts';
+import { type LocalRegistry, startRegistry } from '../support/registry.ts';
+
+const run = promisify(execFile);
+const services = ['web', 'telemetry-relay'] as const;
+const PROD = 'deploy/k8s/overlays/prod/kustomization.yaml';
+
+interface BomComponent {
+  group?: string;
+  name: string;
+  version: string;
+  components?: BomComponent[];
+}
+interface Bom {
+  bomFormat: string;
+  specVersion: string;
+  metadata: { component: { type: string; name: string; version: string; purl: string } };
+  components: BomComponent[];
+}
+
+const packageNames = (components: BomComponent[] = []): string[] =>
+  components.flatMap((c) => [`${c.group ? `${c.group}/` : ''}${c.name}@${c.version}`, ...packageNames(c.components)]);
+
+// Every package directory under the image's /app/node_modules (nested ones too), as name@version; run by the
+// image's own node (it has no shell).
+const LIST_PACKAGES = `const fs = require('node:fs'); const found = new Set();
+const visit = (dir) => { let entries; try { entries = fs.readdirSync(dir); } catch { return; }
+  for (const e of entries) { if (e.startsWith('.')) continue;
+    if (e.startsWith('@')) for (const s of fs.readdirSync(dir + '/' + e)) add(dir + '/' + e + '/' + s); else add(dir + '/' + e); } };
+const add = (path) => { if (fs.lstatSync(path).isSymbolicLink()) return;
+  const m = JSON.parse(fs.readFileSync(path + '/package.json', 'utf8')); found.add(m.name + '@' + m.version);
+  visit(path + '/node_modules'); };
+visit('/app/node_modules'); console.log(JSON.stringify([...found]));`;
+
+let registry: LocalRegistry;
+let work: string;
+let output: string;
+let revision: string;
+let prodBefore: string;
+const version = (service: string) =>
+  (JSON.parse(readFileSync(`${repoRoot}services/${service}/package.json`, 'utf8')) as { version: string }).version;
+
+beforeAll(async () => {
+  registry = await startRegistry();
+  work = mkdtempSync(`${tmpdir()}/release-`);
+  cpSync(`${repoRoot}deploy/k8s`, `${work}/k8s`, { recursive: true });
+  prodBefore = readFileSync(`${repoRoot}${PROD}`, 'utf8');
+  revision = (await run('git', ['rev-parse', 'HEAD'], { cwd: repoRoot })).stdout.trim();
+  const { stdout } = await run('npm', ['run', '--silent', 'release'], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      REGISTRY: `${registry.host}/ssr-telemetry`,
+      RELEASE_OVERLAY: `${work}/k8s/overlays/prod`,
+      RELEASE_OUT: `${work}/out`,
+      // The suite runs in working checkouts, which may carry uncommitted edits.
+      RELEASE_ALLOW_DIRTY: '1',
+    },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  output = stdout;
+}, 600_000);
+
+afterAll(async () => {
+  const tags = services.flatMap((s) => [version(s), `sha-${revision.slice(0, 12)}`].map((t) => `${s}:${t}`));
+  await docker(['image', 'rm', ...tags.map((t) => `${registry.host}/ssr-telemetry/${t}`)]).catch(() => '');
+  await registry?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('npm run release', () => {
+  it('pins the prod overlay to the digests the registry serves for both tags', async () => {
+    const { stdout } = await run('kubectl', ['kustomize', `${work}/k8s/overlays/prod`], { maxBuffer: 32 << 20 });
+    const images = parseAllDocuments(stdout)
+      .map((d) => d.toJS() as { kind: string; spec?: { template?: { spec?: { containers?: { image: string }[] } } } })
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')
+      .flatMap((o) => o.spec?.template?.spec?.containers?.map((c) => c.image) ?? []);
+    for (const service of services) {
+      const repository = `ssr-telemetry/${service}`;
+      const pinned = images.filter((image) => image.startsWith(`${registry.host}/${repository}@`));
+      expect(pinned, service).toHaveLength(1);
+      const digest = pinned[0]?.split('@')[1];
+      expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(await registry.manifestDigest(repository, version(service)), `${service} version tag`).toBe(digest);
+      const shaTag = `sha-${revision.slice(0, 12)}`;
+      expect(await registry.manifestDigest(repository, shaTag), `${service} commit tag`).toBe(digest);
+      expect(output).toContain(`${registry.host}/${repository}@${digest}`);
+    }
+    expect(
+      images.every((image) => image.includes('@sha256:')),
+      images.join(', '),
+    ).toBe(true);
+  });
+
+  it.each(services)(
+    'labels the %s image with version, commit, source, licence and release (skopeo)',
+    async (service) => {
+      const reference = `docker://${registry.host}/ssr-telemetry/${service}:${version(service)}`;
+      const { stdout } = await run('skopeo', ['inspect', '--tls-verify=false', reference]);
+      const inspected = JSON.parse(stdout) as { Digest: string; Labels: Record<string, string> };
+      expect(await registry.manifestDigest(`ssr-telemetry/${service}`, inspected.Digest)).toBe(inspected.Digest);
+      expect(inspected.Labels).toMatchObject({
+        'org.opencontainers.image.title': service,
+        'org.opencontainers.image.version': version(service),
+        'org.opencontainers.image.revision': revision,
+        'org.opencontainers.image.licenses': 'Apache-2.0',
+        'org.opencontainers.image.source': expect.stringMatching(/^https:\/\//),
+        'io.sentry.release': `${version(service)}+${revision.slice(0, 12)}`,
+      });
+    },
+  );
+
+  it.each(services)(
+    'writes a CycloneDX SBOM naming every package the %s image ships, and no dev tool',
+    async (service) => {
+      const bom = JSON.parse(readFileSync(`${work}/out/${service}.cdx.json`, 'utf8')) as Bom;
+      expect([bom.bomFormat, bom.specVersion]).toEqual(['CycloneDX', '1.6']);
+      const digest = await registry.manifestDigest(`ssr-telemetry/${service}`, version(service));
+      expect(bom.metadata.component).toMatchObject({ type: 'container', name: service });
+      expect(bom.metadata.component.purl).toContain(`pkg:oci/${service}@${encodeURIComponent(digest ?? '')}`);
+      const listed = new Set(packageNames(bom.components));
+      const image = `${registry.host}/ssr-telemetry/${service}:${version(service)}`;
+      const shipped = JSON.parse(
+        await docker(['run', '--rm', '--entrypoint', '/usr/local/bin/node', image, '-e', LIST_PACKAGES]),
+      ) as string[];
+      expect(shipped.length).toBeGreaterThan(20);
+      expect(shipped.filter((p) => !listed.has(p))).toEqual([]);
+      const names = [...listed].map((p) => p.slice(0, p.lastIndexOf('@')));
+      expect(names).toContain('fastify');
+      for (const devTool of ['vitest', 'vite', 'typescript', '@biomejs/biome', '@app/test-kit', 'testcontainers']) {
+        expect(names, devTool).not.toContain(devTool);
+      }
+    },
+  );
+
+  it('leaves the checkout’s prod overlay as it was', () => {
+    expect(readFileSync(`${repoRoot}${PROD}`, 'utf8')).toBe(prodBefore);
+  });
+});
