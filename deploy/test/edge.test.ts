@@ -20,6 +20,8 @@ const MiB = 1024 * 1024;
 /** The relay's MAX_BODY_BYTES and its BODY_TIMEOUT_MS (services/telemetry-relay/README.md, "In front of the relay"). */
 const RELAY_MAX_BODY = 20 * MiB;
 const RELAY_BODY_TIMEOUT_S = 30;
+/** The relay's MAX_CONNECTIONS per pod (services/telemetry-relay/README.md). */
+const RELAY_MAX_CONNECTIONS = 2048;
 
 interface TrafficPolicy {
   spec: {
@@ -30,6 +32,7 @@ interface TrafficPolicy {
       };
     };
     requestBuffer?: { limit: string };
+    circuitBreaker?: { maxConnections?: number; maxParallelRequests?: number; maxPendingRequests?: number };
   };
 }
 
@@ -64,6 +67,12 @@ function httpPeers(policies: NetworkPolicy[], service: string): string[] {
 }
 
 const hosts: Record<Overlay, string> = { dev: 'ssr-telemetry.dev.example.com', prod: 'app.example.com' };
+/** The overlays' SENTRY_INTAKE_CIDR parameter (the base's is TEST-NET-3, which reaches nothing). */
+const intakeCidrs: Record<Rendering, string> = {
+  dev: '34.120.195.249/32',
+  prod: '34.120.195.249/32',
+  ingress: '198.51.100.7/32',
+};
 
 describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
   let objects: K8sObject[];
@@ -95,7 +104,7 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
     }
   });
 
-  it('gives every route a timeout and a body limit, and the tunnel per-client rate limits', () => {
+  it('gives every route a timeout and a body limit, and the tunnel per-client rate and connection limits', () => {
     const policies = ofKind<TrafficPolicy>(objects, 'BackendTrafficPolicy');
     for (const route of ofKind<IHTTPRoute>(objects, 'HTTPRoute')) {
       const name = route.metadata?.name ?? '';
@@ -118,6 +127,12 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
       // Burst 50 a second, 10/s sustained; both address families.
       expect(perSecond).toEqual([50, 50]);
       expect(perMinute).toEqual([600, 600]);
+      // Each proxy's connections and requests towards the relay: bounded, and two proxies under one pod's limit.
+      const breaker = policy?.spec.circuitBreaker ?? {};
+      for (const key of ['maxConnections', 'maxParallelRequests', 'maxPendingRequests'] as const) {
+        expect(breaker[key], `circuitBreaker.${key}`).toBeGreaterThan(0);
+        expect(2 * (breaker[key] ?? Infinity), `circuitBreaker.${key}`).toBeLessThanOrEqual(RELAY_MAX_CONNECTIONS);
+      }
     }
   });
 });
@@ -177,6 +192,14 @@ describe.each(renderings)('edge NetworkPolicies, overlay %s', (overlay: Renderin
     expect(selected).not.toContain('web');
     const web = ofKind<ConfigMap>(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('web-config'));
     expect(web?.data?.SERVER_TUNNEL_URL).toBe('http://telemetry-relay/monitoring');
+  });
+
+  it('sends telemetry egress to the overlay’s SENTRY_INTAKE_CIDR, not the base placeholder', () => {
+    const egress = ofKind<NetworkPolicy>(objects, 'NetworkPolicy').find(
+      (p) => p.metadata?.name === 'sentry-intake-egress',
+    );
+    const blocks = (egress?.spec?.egress ?? []).flatMap((rule) => rule.to ?? []).map((peer) => peer.ipBlock?.cidr);
+    expect(blocks).toEqual([intakeCidrs[overlay]]);
   });
 
   it('allows egress only to DNS and the intake, never to metadata, carrier-grade NAT or private ranges', () => {
