@@ -38,7 +38,7 @@ async function release(): Promise<void> {
 
   for (const image of plan.services) await buildImage(context, image);
   const web = plan.services.find((s) => s.service === 'web') as ServiceRelease;
-  const sourceMaps = await uploadSourceMaps(root, web, log);
+  const sourceMaps = await uploadSourceMaps(context, web, outDir);
 
   const released = [];
   for (const image of plan.services) {

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
+import { type SentryApiFake, startSentryApiFake } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { docker, repoRoot } from '../support/containers.ts';
@@ -42,7 +43,14 @@ const add = (path) => { if (fs.lstatSync(path).isSymbolicLink()) return;
   visit(path + '/node_modules'); };
 visit('/app/node_modules'); console.log(JSON.stringify([...found]));`;
 
+// The Debug ID comment closing each client chunk in the web image, by file name.
+const LIST_DEBUG_IDS = `const fs = require('node:fs'); const dir = '/app/services/web/dist/client/assets'; const ids = {};
+for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.js')))
+  ids[f] = /\\/\\/# debugId=([0-9a-f-]{36})\\s*$/.exec(fs.readFileSync(dir + '/' + f, 'utf8'))?.[1];
+console.log(JSON.stringify(ids));`;
+
 let registry: LocalRegistry;
+let sentry: SentryApiFake;
 let work: string;
 let output: string;
 let revision: string;
@@ -52,6 +60,7 @@ const version = (service: string) =>
 
 beforeAll(async () => {
   registry = await startRegistry();
+  sentry = await startSentryApiFake();
   work = mkdtempSync(`${tmpdir()}/release-`);
   cpSync(`${repoRoot}deploy/k8s`, `${work}/k8s`, { recursive: true });
   prodBefore = readFileSync(`${repoRoot}${PROD}`, 'utf8');
@@ -65,6 +74,10 @@ beforeAll(async () => {
       RELEASE_OUT: `${work}/out`,
       // The suite runs in working checkouts, which may carry uncommitted edits.
       RELEASE_ALLOW_DIRTY: '1',
+      SENTRY_AUTH_TOKEN: sentry.token,
+      SENTRY_ORG: 'acme',
+      SENTRY_PROJECT: 'web',
+      SENTRY_URL: sentry.url,
     },
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -75,6 +88,7 @@ afterAll(async () => {
   const tags = services.flatMap((s) => [version(s), `sha-${revision.slice(0, 12)}`].map((t) => `${s}:${t}`));
   await docker(['image', 'rm', ...tags.map((t) => `${registry.host}/ssr-telemetry/${t}`)]).catch(() => '');
   await registry?.stop();
+  await sentry?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -115,7 +129,7 @@ describe('npm run release', () => {
         'org.opencontainers.image.revision': revision,
         'org.opencontainers.image.licenses': 'Apache-2.0',
         'org.opencontainers.image.source': expect.stringMatching(/^https:\/\//),
-        'io.sentry.release': `${version(service)}+${revision.slice(0, 12)}`,
+        'io.sentry.release': `${service}@${version(service)}+${revision.slice(0, 12)}`,
       });
     },
   );
@@ -142,6 +156,22 @@ describe('npm run release', () => {
       }
     },
   );
+
+  it('uploads, under the web image’s release, the maps of exactly the chunks that image serves', async () => {
+    const image = `${registry.host}/ssr-telemetry/web:${version('web')}`;
+    const chunks = JSON.parse(
+      await docker(['run', '--rm', '--entrypoint', '/usr/local/bin/node', image, '-e', LIST_DEBUG_IDS]),
+    ) as Record<string, string>;
+    expect(Object.keys(chunks).length).toBeGreaterThan(3);
+    expect(sentry.bundles).toHaveLength(1);
+    const [bundle] = sentry.bundles;
+    expect(bundle?.release).toBe(`web@${version('web')}+${revision.slice(0, 12)}`);
+    for (const [chunk, debugId] of Object.entries(chunks)) {
+      const minified = bundle?.files.find((f) => f.url === `~/assets/${chunk}`);
+      expect(minified?.headers['debug-id'], chunk).toBe(debugId);
+      expect(bundle?.sourceMapByDebugId(debugId), chunk).toBeDefined();
+    }
+  });
 
   it('leaves the checkout’s prod overlay as it was', () => {
     expect(readFileSync(`${repoRoot}${PROD}`, 'utf8')).toBe(prodBefore);

@@ -67,3 +67,26 @@ export async function pushImage(context: BuildContext, image: ServiceRelease): P
   context.log(`${image.service}: pushed ${image.repository}@${digest}`);
   return digest;
 }
+
+/**
+ * Copies a build stage's files out (the web's `sourcemaps` stage: the maps of exactly the chunks in the image, from
+ * the same cached build layer). `docker build -o` needs BuildKit, so: build the stage, create a container, copy.
+ */
+export async function extractStage(
+  context: BuildContext,
+  image: ServiceRelease,
+  stage: string,
+  from: string,
+  to: string,
+) {
+  const tag = `${image.repository}:${stage}-${context.revision.slice(0, 12)}`;
+  await docker(context, ['build', '-q', '-f', image.dockerfile, '--target', stage, '-t', tag, '.']);
+  // The stage is FROM scratch: no command, so one is named for `create`; the container never runs.
+  const container = await docker(context, ['create', tag, 'none']);
+  try {
+    await docker(context, ['cp', `${container}:${from}`, to]);
+  } finally {
+    await docker(context, ['rm', container]);
+    await docker(context, ['image', 'rm', tag]);
+  }
+}

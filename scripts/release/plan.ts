@@ -12,7 +12,7 @@ export interface ServiceRelease {
   workspace: string;
   /** package.json "version": the version people see (image tag, OCI version label). */
   version: string;
-  /** `<version>+<commit, 12 hex>`: SENTRY_RELEASE / RELEASE in the image, the name source maps are uploaded under. */
+  /** `<service>@<version>+<commit, 12 hex>`: SENTRY_RELEASE / RELEASE in the image, the name source maps are uploaded under. */
   release: string;
   /** REGISTRY/<service>, without tag or digest. */
   repository: string;
@@ -85,7 +85,7 @@ export function planRelease({ root, registry, allowDirty }: PlanInput): ReleaseP
       dockerfile: `${dir}/Dockerfile`,
       workspace: manifest.name,
       version,
-      release: `${version}+${short}`,
+      release: `${service}@${version}+${short}`,
       repository: `${target}/${service}`,
       tags: [version, `sha-${short}`],
     };

@@ -1,9 +1,10 @@
-// The hook for the web's source-map upload (Sentry): the `release:sourcemaps` npm script, where one is defined (at
-// the root or in @app/web), run with SENTRY_RELEASE set to the release the web image reports as, so events and maps
-// meet under one name. Without the script nothing is uploaded, and the release says so.
+// The web's source-map upload (Sentry): the maps of the web image's own build (its Dockerfile's `sourcemaps` stage)
+// handed to the `release:sourcemaps` npm script, with SENTRY_RELEASE set to the release the web image reports as,
+// so events and maps meet under one name. Without the script (or the stage) nothing is uploaded, and it says so.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { type BuildContext, extractStage } from './images.ts';
 import { ReleaseError, type ServiceRelease } from './plan.ts';
 
 const run = promisify(execFile);
@@ -14,12 +15,13 @@ function hasScript(manifestPath: string): boolean {
   return Boolean(manifest.scripts?.[SCRIPT]);
 }
 
-/** Runs the upload; returns where it ran, or undefined when no workspace defines the script. */
+/** Runs the upload; returns the directory of maps it was given, or undefined when there is no upload step. */
 export async function uploadSourceMaps(
-  root: string,
+  context: BuildContext,
   web: ServiceRelease,
-  log: (line: string) => void,
+  outDir: string,
 ): Promise<string | undefined> {
+  const { root, log } = context;
   const where = hasScript(`${root}/package.json`)
     ? []
     : hasScript(`${root}/services/web/package.json`)
@@ -29,11 +31,18 @@ export async function uploadSourceMaps(
     log(`web: no ${SCRIPT} script, source maps not uploaded (events of ${web.release} keep minified frames)`);
     return undefined;
   }
-  log(`web: npm run ${SCRIPT} ${where.join(' ')} (SENTRY_RELEASE=${web.release})`);
+  const directory = `${outDir}/web-sourcemaps`;
+  if (!readFileSync(`${root}/${web.dockerfile}`, 'utf8').includes(' AS sourcemaps')) {
+    log(`web: ${web.dockerfile} has no sourcemaps stage, source maps not uploaded`);
+    return undefined;
+  }
+  rmSync(directory, { recursive: true, force: true });
+  await extractStage(context, web, 'sourcemaps', '/sourcemaps', directory);
+  log(`web: npm run ${SCRIPT} ${where.join(' ')} (SENTRY_RELEASE=${web.release}, SOURCEMAPS_DIR=${directory})`);
   try {
     const { stdout } = await run('npm', ['run', SCRIPT, ...where], {
       cwd: root,
-      env: { ...process.env, SENTRY_RELEASE: web.release },
+      env: { ...process.env, SENTRY_RELEASE: web.release, SOURCEMAPS_DIR: directory },
       maxBuffer: 64 * 1024 * 1024,
     });
     if (stdout.trim()) log(stdout.trim());
@@ -41,5 +50,5 @@ export async function uploadSourceMaps(
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
     throw new ReleaseError(`npm run ${SCRIPT} failed:\n${stdout}${stderr}`);
   }
-  return where.length ? web.workspace : 'root';
+  return directory;
 }

@@ -18,14 +18,14 @@ describe('release plan', () => {
         'web',
         'registry.example.com:5000/team/ssr-telemetry/web',
         ['0.1.0', `sha-${short}`],
-        `0.1.0+${short}`,
+        `web@0.1.0+${short}`,
         '@app/web',
       ],
       [
         'telemetry-relay',
         'registry.example.com:5000/team/ssr-telemetry/telemetry-relay',
         ['0.1.0', `sha-${short}`],
-        `0.1.0+${short}`,
+        `telemetry-relay@0.1.0+${short}`,
         '@app/telemetry-relay',
       ],
     ]);
