@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { envelopeEndpoint } from '../envelope/dsn.ts';
 import { serializeEnvelope } from '../envelope/serialize.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
-import { labelled, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
+import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
 import { RelayError } from '../pipeline/errors.ts';
@@ -44,14 +44,26 @@ export type EnvelopeStages = (
 export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const { config, metrics, rateLimits, delivery, outcomes } = options;
   const filter = createFilter(config.ignoreRules);
-  const accepted = labelled(metrics.accepted);
+  const accepted = counting(metrics.accepted);
+  /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
+  const targets = new WeakMap<Authorized, Target>();
+  const targetOf = (authorized: Authorized): Target => {
+    let target = targets.get(authorized);
+    if (!target) {
+      const { dsn, project } = authorized;
+      target = { url: config.upstreamUrl?.href ?? envelopeEndpoint(dsn), dsnKey: dsn.key, project };
+      targets.set(authorized, target);
+    }
+    return target;
+  };
   return async (
     req: IncomingMessage,
     res: ServerResponse,
     ip: string,
     envelope: Envelope,
-    { dsn, project }: Authorized,
+    authorized: Authorized,
   ): Promise<string> => {
+    const { dsn, project } = authorized;
     const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
 
     const limited = rateLimits.apply(dsn.key, envelope.items);
@@ -69,7 +81,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
 
     const discarded =
       limited.discarded.length === 0 ? filtered.discarded : [...limited.discarded, ...filtered.discarded];
-    const target: Target = { url: config.upstreamUrl?.href ?? envelopeEndpoint(dsn), dsnKey: dsn.key, project };
+    const target = targetOf(authorized);
     let items: EnvelopeItem[] = filtered.items;
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.

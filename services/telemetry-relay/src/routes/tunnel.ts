@@ -3,6 +3,7 @@ import { requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { type EnvelopeHeader, parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
 import type { ClientShares } from '../memory/budget.ts';
+import { counting } from '../ops/metrics.ts';
 import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
 import { RelayError } from '../pipeline/errors.ts';
@@ -52,6 +53,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     maxHeaderBytes: config.limits.maxHeaderBytes,
   };
   let requests = 0;
+  const received = counting(metrics.received)();
   const deliverEnvelope = createEnvelopeStages(options);
 
   /** Reads the body within the client's share of the memory budget, authorizing its header line on arrival. */
@@ -96,7 +98,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
   return (req, res) => {
     const requestId = requestIdFrom(req);
     res.setHeader('x-request-id', requestId);
-    metrics.received.inc();
+    received.inc();
     if (req.method !== 'POST') {
       req.resume();
       send(req, res, 405, '{"error":"method_not_allowed","detail":"send envelopes with POST"}', { allow: 'POST' });

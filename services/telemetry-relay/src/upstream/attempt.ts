@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { shiftSentAt } from '../envelope/sent-at.ts';
-import { labelled, type RelayMetrics } from '../ops/metrics.ts';
+import { counting, labelled, type RelayMetrics } from '../ops/metrics.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { SpoolBodyLostError } from './body-files.ts';
 import type { FileBody } from './file-body.ts';
@@ -39,11 +39,12 @@ const SHIFT_SENT_AT_AFTER_MS = 60_000;
 
 export function createAttempts(options: AttemptOptions): (attempt: Attempt) => Promise<void> {
   const { spool, writer, forwarder, outage, metrics, log } = options;
-  const upstreamRequests = labelled(metrics.upstreamRequests);
+  const upstreamRequests = counting(metrics.upstreamRequests);
   const upstreamDuration = labelled(metrics.upstreamDuration);
-  const forwarded = labelled(metrics.forwarded);
+  const forwarded = counting(metrics.forwarded);
 
-  const settle = async (attempt: Attempt, result: ForwardResult, started: number): Promise<void> => {
+  /** What the answer means for the envelope; a promise only when a failed envelope is being spooled. */
+  const settle = (attempt: Attempt, result: ForwardResult, started: number): Promise<void> | undefined => {
     const { entry, id } = attempt;
     upstreamRequests(result.outcome, String(result.status)).inc();
     upstreamDuration(result.outcome).observe((performance.now() - started) / 1000);
@@ -51,20 +52,20 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
 
     if (result.outcome === 'failed') {
       // Aborted at shutdown: the row is due again at the next start, or a copy of the envelope was spooled.
-      if (options.abandoned()) return;
+      if (options.abandoned()) return undefined;
       outage.failed(result, entry.url);
       const attempts = entry.attempts + 1;
       const next = Date.now() + outage.retryDelay(attempts);
       if (id !== undefined) spool.reschedule(id, attempts, next);
       // Only accepted envelopes have no row, and they hold their body.
-      else await writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
-      return;
+      else return writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
+      return undefined;
     }
     outage.answered(result);
     if (id !== undefined) writer.ack(id);
     if (result.outcome === 'delivered') {
       forwarded(entry.project).inc();
-      return;
+      return undefined;
     }
     metrics.spoolDropped.inc({ reason: result.outcome });
     log.warn(
@@ -73,18 +74,21 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
         ? 'upstream rate-limited an envelope; dropped'
         : 'upstream rejected an envelope; dropped',
     );
+    return undefined;
   };
   const heldFor = (entry: { acceptedAt: number }) => {
     const held = Date.now() - entry.acceptedAt;
     return held > SHIFT_SENT_AT_AFTER_MS ? held : 0;
   };
 
-  const sendHeld = async (attempt: Attempt, body: Buffer): Promise<void> => {
+  // A chain rather than an async function: one promise per send fewer on the hot path.
+  const sendHeld = (attempt: Attempt, body: Buffer): Promise<void> => {
     const { entry } = attempt;
     const shift = heldFor(entry);
     const started = performance.now();
-    const result = await forwarder.send(entry.url, shift > 0 ? shiftSentAt(body, shift) : body, entry.headers);
-    await settle(attempt, result, started);
+    return forwarder
+      .send(entry.url, shift > 0 ? shiftSentAt(body, shift) : body, entry.headers)
+      .then((result) => settle(attempt, result, started));
   };
   const sendFile = async (attempt: Attempt, row: SpoolRecord): Promise<void> => {
     let body: FileBody;

@@ -103,16 +103,16 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Runs one job, counted against the concurrency and awaited by shutdown; its charge is released at the end. */
   const run = (job: Job) => {
     active++;
-    const done = attempt(job)
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'delivering an envelope failed unexpectedly');
-      })
-      .finally(() => {
-        release(job);
-        active--;
-        inFlight.delete(done);
-        pump();
-      });
+    const finished = () => {
+      release(job);
+      active--;
+      inFlight.delete(done);
+      pump();
+    };
+    const done: Promise<void> = attempt(job).then(finished, (error: unknown) => {
+      log.error({ err: error }, 'delivering an envelope failed unexpectedly');
+      finished();
+    });
     inFlight.add(done);
   };
   const release = (job: Job) => {
