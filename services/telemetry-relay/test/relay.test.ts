@@ -407,6 +407,27 @@ describe('operations', () => {
     expect(text).toContain(`relay_build_info{version="dev",revision="unknown",node_version="${process.version}"} 1`);
   });
 
+  it('counts every envelope once across scrapes (the per-envelope counters are added at collection)', async () => {
+    const own = await startRelay({ ALLOWED_DSNS: dsn }); // the shared relay may hold rate limits from other tests
+    try {
+      const names = [
+        'relay_envelopes_received_total',
+        'relay_envelopes_accepted_total{project="42"}',
+        'relay_envelopes_forwarded_total{project="42"}',
+        'relay_upstream_requests_total{outcome="delivered",status="200"}',
+      ];
+      const counts = async () => {
+        const lines = (await (await fetch(`${own.url}/metrics`)).text()).split('\n');
+        return names.map((name) => Number(lines.find((line) => line.startsWith(`${name} `))?.split(' ')[1] ?? 0));
+      };
+      for (let i = 0; i < 3; i++) expect((await post(own.tunnel, envelope({ dsn }, [eventItem()]))).status).toBe(200);
+      await expect.poll(counts, { timeout: 10_000 }).toEqual([3, 3, 3, 3]);
+      expect(await counts()).toEqual([3, 3, 3, 3]); // a second scrape adds nothing already added
+    } finally {
+      await own.close();
+    }
+  });
+
   it('serves metrics only on METRICS_PORT when it is set', async () => {
     const port = await freePort();
     const admin = await startRelay({ ALLOWED_DSNS: dsn, METRICS_PORT: String(port) });
