@@ -29,21 +29,24 @@ export function startWebReportingTo(capture: CaptureServer, env: Record<string, 
   return startWeb({ SENTRY_DSN: capture.dsn(), TUNNEL_TARGET: capture.envelopeUrl('1'), ...env });
 }
 
-export interface ReportingWebSuite {
-  capture: CaptureServer;
+export interface WebSuite {
   web: ServiceProcess;
   browser: Browser;
 }
+export interface ReportingWebSuite extends WebSuite {
+  capture: CaptureServer;
+}
 
 /**
- * For one test file: a capture server, the web service reporting to it and Chromium, started before its tests and
- * stopped after them. The fields are set once the file's beforeAll has run.
+ * For one test file: the web service and Chromium (and with `reporting`, a capture server the service reports to),
+ * started before its tests and stopped after them. The fields are set once the file's beforeAll has run.
  */
-export function reportingWebSuite(env: Record<string, string>): ReportingWebSuite {
-  const suite = {} as ReportingWebSuite;
+function suiteOf(env: Record<string, string>, reporting: boolean): Partial<ReportingWebSuite> {
+  const suite: Partial<ReportingWebSuite> = {};
   beforeAll(async () => {
-    suite.capture = await startCaptureServer();
-    [suite.web, suite.browser] = await Promise.all([startWebReportingTo(suite.capture, env), launchChromium()]);
+    if (reporting) suite.capture = await startCaptureServer();
+    const started = suite.capture ? startWebReportingTo(suite.capture, env) : startWeb(env);
+    [suite.web, suite.browser] = await Promise.all([started, launchChromium()]);
   });
   afterAll(async () => {
     await suite.browser?.close();
@@ -52,3 +55,6 @@ export function reportingWebSuite(env: Record<string, string>): ReportingWebSuit
   });
   return suite;
 }
+
+export const webSuite = (env: Record<string, string>) => suiteOf(env, false) as WebSuite;
+export const reportingWebSuite = (env: Record<string, string>) => suiteOf(env, true) as ReportingWebSuite;
