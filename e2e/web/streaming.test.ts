@@ -12,7 +12,8 @@ import { reportingWebSuite } from '../support/web.ts';
 
 /** The related items' loader delay (CATALOG_RELATED_DELAY_MS): long enough to see the two phases apart. */
 const DELAY_MS = 2_000;
-const RELATED = '[data-testid="related-items"] li';
+/** In the page's <main>: React first streams a part into a hidden <div> outside it, then moves it into place. */
+const RELATED = 'main [data-testid="related-items"] li';
 const FALLBACK = 'text=Loading related items…';
 
 let page: Page;
@@ -62,7 +63,7 @@ function recordPhases(heading: string): void {
     const now = performance.now();
     if (phases.shell === undefined && document.querySelector('main h1')?.textContent === heading) phases.shell = now;
     if (phases.fallback === undefined && document.querySelector('main p.loading')) phases.fallback = now;
-    if (phases.related === undefined && document.querySelector('[data-testid="related-items"] li'))
+    if (phases.related === undefined && document.querySelector('main [data-testid="related-items"] li'))
       phases.related = now;
   };
   check();
