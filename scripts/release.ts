@@ -2,7 +2,8 @@
 // exists), pushes the images to REGISTRY, writes an SBOM of each, and pins the prod overlay to the pushed digests.
 // Env: REGISTRY (required, e.g. registry.example.com/ssr-telemetry), RELEASE_OVERLAY (default
 // deploy/k8s/overlays/prod), RELEASE_OUT (default dist/release/<commit>), RELEASE_ALLOW_DIRTY=1 (release a tree with
-// uncommitted changes), SOURCE_URL (the images' source label). Exit 0 done, 1 failed, 2 bad input.
+// uncommitted changes), SOURCE_URL (the images' source label); SENTRY_AUTH_TOKEN, SENTRY_ORG, SENTRY_PROJECT,
+// SENTRY_URL for the source-map upload. Exit 0 done, 1 failed, 2 bad input.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type BuildContext, buildImage, pushImage } from './release/images.ts';
