@@ -1,2 +1,2 @@
 export { candidateTexts, matchEvent, matchIgnoreRule } from './match.ts';
-export { type IgnoreRule, ignoreErrors, ignoreRules, ROUTE_SIGNAL_NAMES } from './rules.ts';
+export { type IgnoreRule, ignoreErrors, ignoreRules } from './rules.ts';

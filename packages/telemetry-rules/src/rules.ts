@@ -4,6 +4,9 @@
  *
  * A rule's pattern is tested against each candidate text of an error event, as the Sentry SDK does:
  * the event's message, the last exception's value, and "Type: value" of the last exception (see `match.ts`).
+ *
+ * Redirect and not-found outcomes need no rule: React Router's `redirect()` and `data(…, {status: 404})` are
+ * responses the router handles, never reported as errors (e2e/web/telemetry-noise.test.ts shows it).
  */
 export interface IgnoreRule {
   /** Stable id, used in metrics and client reports' logs. */
@@ -18,9 +21,6 @@ export interface IgnoreRule {
    */
   literals: readonly string[];
 }
-
-/** Name of the errors the web service throws to signal a redirect or a not-found outcome (not failures). */
-export const ROUTE_SIGNAL_NAMES = ['RedirectSignal', 'NotFoundSignal'] as const;
 
 export const ignoreRules: readonly IgnoreRule[] = [
   {
@@ -40,12 +40,6 @@ export const ignoreRules: readonly IgnoreRule[] = [
     reason: 'benign: a ResizeObserver callback resized an observed element',
     pattern: /^ResizeObserver loop completed with undelivered notifications\.?$/,
     literals: ['ResizeObserver loop completed'],
-  },
-  {
-    id: 'route-signal',
-    reason: 'a redirect or not-found outcome thrown as a signal, handled by the router',
-    pattern: new RegExp(`^(?:${ROUTE_SIGNAL_NAMES.join('|')})(?::|$)`),
-    literals: ROUTE_SIGNAL_NAMES,
   },
 ];
 

@@ -127,7 +127,7 @@ describe('filter', () => {
 
   it.each([
     ['a message', { message: 'Script error.' }, true],
-    ['a route signal', errorEvent('/login', 'RedirectSignal'), true],
+    ['an exception value', errorEvent('ResizeObserver loop limit exceeded'), true],
     ['an escaped literal', '{"message":"Script\\u0020error."}', true],
     ['an error mentioning a literal elsewhere', errorEvent('Script error. happened while loading'), false],
     ['invalid JSON holding a literal', '{"message":"Script error."', false],

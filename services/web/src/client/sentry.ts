@@ -29,6 +29,7 @@ import { version as reactVersion, useEffect } from 'react';
 import { createRoutesFromChildren, matchRoutes, useLocation, useNavigationType } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
 import { TRACING } from '../framework/timing.ts';
+import { trackPageSession } from './page-session.ts';
 
 export function initSentry(config: ClientConfig['sentry']): void {
   if (!config.dsn) return;
@@ -79,5 +80,6 @@ export function initSentry(config: ClientConfig['sentry']): void {
   const client = new BrowserClient(options);
   setCurrentClient(client);
   client.init();
+  trackPageSession(client);
   setContext('react', { version: reactVersion });
 }
