@@ -78,7 +78,7 @@ function launch(command: string, args: string[], env: Record<string, string> = {
   return child;
 }
 
-async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void> {
+async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

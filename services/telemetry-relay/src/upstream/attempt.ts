@@ -81,14 +81,19 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
     return held > SHIFT_SENT_AT_AFTER_MS ? held : 0;
   };
 
-  // A chain rather than an async function: one promise per send fewer on the hot path.
+  // A chain rather than an async function: one promise per send fewer on the hot path. A synchronous throw still
+  // becomes a rejection, as from an async function: delivery counts on it to give the job's slot back.
   const sendHeld = (attempt: Attempt, body: Buffer): Promise<void> => {
-    const { entry } = attempt;
-    const shift = heldFor(entry);
-    const started = performance.now();
-    return forwarder
-      .send(entry.url, shift > 0 ? shiftSentAt(body, shift) : body, entry.headers)
-      .then((result) => settle(attempt, result, started));
+    try {
+      const { entry } = attempt;
+      const shift = heldFor(entry);
+      const started = performance.now();
+      return forwarder
+        .send(entry.url, shift > 0 ? shiftSentAt(body, shift) : body, entry.headers)
+        .then((result) => settle(attempt, result, started));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
   const sendFile = async (attempt: Attempt, row: SpoolRecord): Promise<void> => {
     let body: FileBody;
