@@ -4,10 +4,12 @@
 // absolute numbers on a shared 2-core machine are noise, ratios measured side by side are not.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { startCaptureServer } from '@app/test-kit';
 import { measureBrowser } from './browser.ts';
 import { measureFirstLoad } from './bundle-size.ts';
+import { measureCompressionCost } from './compression-cost.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -100,6 +102,19 @@ async function wrk(target: Target): Promise<{ rps: number; p99Ms: number }> {
   return { rps, p99Ms: Number(p99?.[1]) * factor };
 }
 
+/** The document's body in the chunks the server wrote (over loopback, one per socket write). */
+async function chunksOf(url: string): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    get(url, (res) => {
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', resolve);
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+  return chunks;
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -113,6 +128,12 @@ async function main(): Promise<void> {
     { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE },
     /Server listening/,
   );
+  // The same service with on-the-fly compression off (as behind an edge that compresses): the A/B of its CPU cost.
+  const uncompressed = await startPinned(
+    ['--import', './dist/server/instrument.js', './dist/server/main.js'],
+    { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE, COMPRESSION: 'off' },
+    /Server listening/,
+  );
   const bareStream = await startPinned(['dist/bench/bare.js'], { RENDER: 'stream' }, /listening/);
   const bareString = await startPinned(['dist/bench/bare.js'], { RENDER: 'string' }, /listening/);
   const dataHeaders = { 'X-Page-Data': '1', 'X-Page-Data-Routes': 'root,catalog-list' };
@@ -123,6 +144,11 @@ async function main(): Promise<void> {
     { name: 'web SSR br', url: `http://127.0.0.1:${web.port}${PAGE}`, headers: { 'Accept-Encoding': 'br' } },
     { name: 'web SSR gzip', url: `http://127.0.0.1:${web.port}${PAGE}`, headers: { 'Accept-Encoding': 'gzip' } },
     {
+      name: 'web SSR br, COMPRESSION=off',
+      url: `http://127.0.0.1:${uncompressed.port}${PAGE}`,
+      headers: { 'Accept-Encoding': 'br' },
+    },
+    {
       name: 'web page data br',
       url: `http://127.0.0.1:${web.port}${PAGE}`,
       headers: { ...dataHeaders, 'Accept-Encoding': 'br' },
@@ -131,7 +157,9 @@ async function main(): Promise<void> {
     { name: 'bare renderToString', url: `http://127.0.0.1:${bareString.port}/` },
   ];
   const results = new Map<string, Array<{ rps: number; p99Ms: number }>>();
+  let documentChunks: Buffer[] = [];
   try {
+    documentChunks = await chunksOf(`http://127.0.0.1:${uncompressed.port}${PAGE}`);
     for (const target of targets) await wrk(target); // warm-up (JIT), not recorded
     for (let round = 1; round <= ROUNDS; round++) {
       for (const target of targets) {
@@ -143,7 +171,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    for (const server of [web, bareStream, bareString]) {
+    for (const server of [web, uncompressed, bareStream, bareString]) {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
     }
@@ -171,17 +199,26 @@ async function main(): Promise<void> {
   const extraMs = (compressed: string, raw: string) =>
     (1000 / get(compressed).rps - 1000 / get(raw).rps).toFixed(3).padStart(7);
   console.log(`  CPU per request added by compression (ms, one core):`);
+  console.log(`    document brotli q4, COMPRESSION on vs off ${extraMs('web SSR br', 'web SSR br, COMPRESSION=off')}`);
   console.log(`    document brotli q4   ${extraMs('web SSR br', 'web SSR (document)')}`);
   console.log(`    document gzip 6      ${extraMs('web SSR gzip', 'web SSR (document)')}`);
   console.log(`    page data brotli q4  ${extraMs('web page data br', 'web page data')}`);
 
+  const cost = await measureCompressionCost(documentChunks);
+  console.log(
+    `\ncompressing the ${PAGE} document (${cost.rawBytes} bytes, ${documentChunks.length} chunks as received), CPU per document:`,
+  );
+  for (const row of cost.rows) {
+    console.log(`  ${row.name.padEnd(40)} ${row.cpuMsPerDoc.toFixed(3)} ms  → ${row.bytes} bytes`);
+  }
+
   const size = measureFirstLoad();
-  console.log(`\nfirst-load JavaScript ${size.page}: ${size.totalGzipKb.toFixed(1)} KB gzip (target ≤ 140)`);
+  console.log(`\nfirst-load JavaScript ${size.page}: ${size.totalGzipKb.toFixed(1)} KB gzip (target ≤ 120)`);
   console.log(`  of which Sentry Debug ID snippets ${size.debugIdGzipKb.toFixed(2)} KB`);
   for (const [pkg, kb] of Object.entries(size.byPackage).sort((a, b) => b[1] - a[1])) {
     console.log(`  ${pkg.padEnd(20)} ${kb.toFixed(1)} KB`);
   }
-  for (const f of size.deferred) console.log(`  loaded after hydration: feedback widget ${f.gzipKb.toFixed(1)} KB`);
+  for (const f of size.deferred) console.log(`  loaded later: ${f.file} ${f.gzipKb.toFixed(1)} KB`);
 
   const browser = await measureBrowser();
   console.log('\nChromium (medians of 5 loads of /catalog, cache warm):');
