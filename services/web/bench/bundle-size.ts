@@ -3,7 +3,7 @@
 // and the share of Sentry's Debug ID snippets. Builds into a temporary directory so dist/ is left as it was (the
 // client in <tmp>/client, its hidden source maps in <tmp>/sourcemaps, as in dist/).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -55,8 +55,15 @@ export function measureFirstLoad(views: string[] = ['layout.tsx', 'catalog/list-
       const text = code.toString('utf8');
       debugIdBytes += gzip - gzipBytes(text.replace(DEBUG_ID_SNIPPET, '').replace(DEBUG_ID_COMMENT, ''));
       // Attribute the file's gzip bytes to packages in proportion to the minified bytes each one produced.
-      const map = new SourceMapConsumer(JSON.parse(readFileSync(join(tmp, 'sourcemaps', `${file}.map`), 'utf8')));
-      const lines = text.split('\n');
+      // (Rolldown's runtime chunk has no source map: it is its own.)
+      const mapFile = join(tmp, 'sourcemaps', `${file}.map`);
+      if (!existsSync(mapFile)) {
+        byPackage['bundler runtime'] = (byPackage['bundler runtime'] ?? 0) + gzip;
+        return { file, gzipKb: gzip / 1024 };
+      }
+      const map = new SourceMapConsumer(JSON.parse(readFileSync(mapFile, 'utf8')));
+      const lines = text.split('
+');
       const raw: Record<string, number> = {};
       let previous: { line: number; column: number; pkg: string } | undefined;
       map.eachMapping((m) => {
@@ -82,9 +89,11 @@ export function measureFirstLoad(views: string[] = ['layout.tsx', 'catalog/list-
       string,
       { file: string }
     >;
-    const deferred = Object.entries(manifest)
-      .filter(([key]) => key.includes('feedback'))
-      .map(([, chunk]) => ({
+    // Everything else the build emitted is loaded later (the Sentry SDK, the feedback widget, other routes' code).
+    const firstLoad = new Set(files);
+    const deferred = Object.values(manifest)
+      .filter((chunk) => chunk.file.endsWith('.js') && !firstLoad.has(`/${chunk.file}`))
+      .map((chunk) => ({
         file: `/${chunk.file}`,
         gzipKb: gzipBytes(readFileSync(join(out, chunk.file))) / 1024,
       }));
@@ -109,5 +118,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const [pkg, kb] of Object.entries(report.byPackage).sort((a, b) => b[1] - a[1])) {
     console.log(`  ${pkg.padEnd(20)} ${kb.toFixed(1)} KB`);
   }
-  for (const f of report.deferred) console.log(`  after hydration: ${f.file} ${f.gzipKb.toFixed(1)} KB`);
+  for (const f of report.deferred) console.log(`  loaded later: ${f.file} ${f.gzipKb.toFixed(1)} KB`);
 }

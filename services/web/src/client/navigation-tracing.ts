@@ -31,6 +31,8 @@ export function traceNavigations(router: DataRouter): void {
   /** The navigation under way (from leaving idle to idle again); a redirect or a second click renames it. */
   let current: Span | undefined;
   let committed = router.state.location.key;
+  // The SDK loads after hydration (telemetry.ts): a navigation may be what made it load, and be under way already.
+  if (router.state.navigation.state !== 'idle') current = start(router.state.navigation.location);
   router.subscribe((state) => {
     const target = state.navigation.state === 'idle' ? undefined : state.navigation.location;
     if (target) {

@@ -1,5 +1,5 @@
-// The browser SDK, configured from what the server injected (DSN, release, environment, tunnel), initialised before
-// the router is created so pageload and navigation transactions get route-pattern names.
+// The browser SDK, configured from what the server injected (DSN, release, environment, tunnel). Part of the SDK's
+// lazy chunk: sentry-sdk.ts initialises it after hydration and then instruments the router.
 //
 // Built from its parts (BrowserClient + an explicit integration list, as Sentry documents for tree-shaking default
 // integrations) rather than with `Sentry.init`, whose default list is always bundled even with

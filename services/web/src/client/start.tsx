@@ -1,10 +1,15 @@
-// Starting the app in the browser (entry.tsx calls start()): Sentry first, then the routes (the matched ones' code
-// loaded before hydrating, so hydration renders exactly what the server sent and fetches nothing), then the router,
-// then hydrateRoot.
-import * as Sentry from '@sentry/react';
+// Starting the app in the browser (entry.tsx calls start()): the routes (the matched ones' code loaded before
+// hydrating, so hydration renders exactly what the server sent and fetches nothing), then the router, then
+// hydrateRoot, then the Sentry SDK at idle time (telemetry.ts: reports made before it arrives wait for it).
 import { useEffect } from 'react';
 import { hydrateRoot } from 'react-dom/client';
-import { createBrowserRouter, isRouteErrorResponse, matchRoutes, type RouteObject } from 'react-router';
+import {
+  createBrowserRouter,
+  type DataRouter,
+  isRouteErrorResponse,
+  matchRoutes,
+  type RouteObject,
+} from 'react-router';
 import { RouterProvider } from 'react-router/dom';
 import { routeTable, views } from '../app/route-table.ts';
 import '../app/styles.css';
@@ -14,9 +19,8 @@ import { enabledRoutes, flattenRoutes } from '../framework/route-table.ts';
 import { createDataStrategy } from './data-strategy.ts';
 import { reviveDeferredHydration } from './deferred-data.ts';
 import { createRouteCode } from './lazy-route.ts';
-import { traceNavigations } from './navigation-tracing.ts';
 import { createPrefetcher } from './prefetch.ts';
-import { initSentry } from './sentry.ts';
+import { captureException, loadSentryWhenIdle, reportReactError, sentrySettled } from './telemetry.ts';
 
 declare global {
   interface Window {
@@ -48,36 +52,30 @@ async function resolveInitialRoutes(all: RouteObject[]): Promise<void> {
   }
 }
 
-function HydrationMark() {
+function HydrationMark({ router }: { router: DataRouter }) {
   useEffect(() => {
     performance.mark('app:hydrated');
     window.__appHydrated = true;
-    // The widget's code is its own chunk, loaded once the page is interactive.
-    const add = () => import('./feedback.ts').then((m) => m.addFeedbackWidget(config.styleNonce));
-    if ('requestIdleCallback' in window) requestIdleCallback(() => void add(), { timeout: 2_000 });
-    else setTimeout(() => void add(), 200);
-  }, []);
+    // The SDK and then the feedback widget (which needs its client) are their own chunks, loaded once the page is
+    // interactive.
+    void loadSentryWhenIdle(config.sentry, router).then(async (sdk) => {
+      if (sdk) (await import('./feedback.ts')).addFeedbackWidget(config.styleNonce);
+    });
+  }, [router]);
   return null;
 }
 
-// React 19's root error hooks: to the console (as React would by default) and to Sentry, once per error.
-const captureReactError = Sentry.reactErrorHandler((error) => console.error(error));
-function reportReactError(error: unknown, info: { componentStack?: string | undefined }): void {
-  captureReactError(error, { componentStack: info.componentStack ?? null });
-}
+/** How long a navigation started while the Sentry SDK loads waits for it (for its trace); after that it goes on. */
+const SENTRY_WAIT_MS = 1_000;
 
 /** Resolves after the browser has painted the server's HTML: nothing of ours delays first paint. */
 const afterFirstPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 export async function start(): Promise<void> {
-  // Routes' code starts loading at once (it is preloaded anyway); Sentry and hydration wait for the first paint.
-  // The pageload transaction still starts at navigation start (the SDK reads the performance timeline).
+  // Routes' code starts loading at once (it is preloaded anyway); hydration waits for the first paint.
   const routesReady = resolveInitialRoutes(routes);
   routesReady.catch(() => {}); // handled below, after the paint
   await afterFirstPaint();
-  performance.mark('app:sentry-init');
-  initSentry(config.sentry);
-  performance.measure('app:sentry-init', 'app:sentry-init');
   try {
     await routesReady;
   } catch (error) {
@@ -86,11 +84,15 @@ export async function start(): Promise<void> {
     return;
   }
   reviveDeferredHydration();
-  const router = Sentry.wrapCreateBrowserRouter(createBrowserRouter)(routes, {
-    dataStrategy: createDataStrategy(prefetcher),
+  const strategy = createDataStrategy(prefetcher);
+  const router = createBrowserRouter(routes, {
+    // The first navigation may start the SDK's load (telemetry.ts); its requests wait for it, at most briefly.
+    dataStrategy: async (args) => {
+      await sentrySettled(SENTRY_WAIT_MS);
+      return strategy(args);
+    },
   });
   routeCode.attach(router);
-  if (config.sentry.dsn) traceNavigations(router);
   const container = document.getElementById('root');
   if (!container) throw new Error('no #root element to hydrate');
   hydrateRoot(
@@ -101,10 +103,10 @@ export async function start(): Promise<void> {
         onError={(error, info) => {
           // Render errors reach onCaughtError below; server failures and 404s were handled by the server.
           if (info.errorInfo || isRouteErrorResponse(error)) return;
-          Sentry.captureException(error, { tags: { route: info.pattern } });
+          captureException(error, { route: info.pattern });
         }}
       />
-      <HydrationMark />
+      <HydrationMark router={router} />
     </>,
     {
       onUncaughtError: reportReactError,

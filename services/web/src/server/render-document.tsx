@@ -11,6 +11,7 @@ import {
 } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
 import { DEFERRED_KEYS_ID, DEFERRED_QUEUE, type DeferredSettlement, keysOf } from '../framework/deferred-data.ts';
+import { EARLY_ERRORS_SCRIPT } from '../framework/early-errors.ts';
 import { errorScreenTitle } from '../framework/error-screens.tsx';
 import { pageMetaOf } from '../framework/page-meta.ts';
 import type { Assets } from './assets.ts';
@@ -74,6 +75,8 @@ function head(parts: DocumentParts): string {
     (parts.deferred?.length
       ? `<script type="application/json" id="${DEFERRED_KEYS_ID}">${jsonForScript(keysOf(parts.deferred))}</script>`
       : '') +
+    // Before any module: errors until the Sentry SDK arrives (after hydration) are queued for it.
+    (parts.clientConfig.sentry.dsn ? `<script nonce="${nonce}">${EARLY_ERRORS_SCRIPT}</script>` : '') +
     (assets.devHead?.(nonce) ?? '') +
     `<script type="module" nonce="${nonce}" src="${assets.entry}"></script>${preloads}` +
     '</head><body><div id="root">'
