@@ -1,6 +1,8 @@
-// The back/forward cache in Chromium: a document sent `private, no-cache` is restored by Back after a full load;
-// one sent `no-store` (rendered from the visitor's prefs cookie) is loaded again.
-import type { ServiceProcess } from '@app/test-kit';
+// The back/forward cache in Chromium, with Sentry on as deployed (its SDK loads after hydration): a document sent
+// `private, no-cache` is restored by Back after a full load, also when the user had moved on inside it by client
+// navigation (its page-data responses are `no-store`, which does not keep it out); one sent `no-store` (rendered
+// from the visitor's prefs cookie) is loaded again.
+import { type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitForHydration } from '../support/browser.ts';
@@ -12,6 +14,7 @@ declare global {
   }
 }
 
+let capture: CaptureServer;
 let web: ServiceProcess;
 let browser: Browser;
 let context: BrowserContext;
@@ -27,11 +30,16 @@ const launchWithBackForwardCache = () =>
   });
 
 beforeAll(async () => {
-  [web, browser] = await Promise.all([startWeb(), launchWithBackForwardCache()]);
+  capture = await startCaptureServer();
+  [web, browser] = await Promise.all([
+    startWeb({ SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: '1', TUNNEL_TARGET: capture.envelopeUrl() }),
+    launchWithBackForwardCache(),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
   await web?.kill();
+  await capture?.close();
 });
 afterEach(async () => {
   await context?.close();
@@ -56,7 +64,14 @@ async function open(cookies: Array<{ name: string; value: string }> = []): Promi
 async function backAfterFullLoad(from: string, to: string) {
   await page.goto(`${web.url}${from}`);
   await waitForHydration(page);
-  // A request still in flight (the feedback chunk loaded after hydration, say) would keep the page out of the cache.
+  return backAfterLeavingFor(to);
+}
+
+/** From the page shown now: full load of `to`, then Back: how the page came back. */
+async function backAfterLeavingFor(to: string) {
+  // A request still in flight (the SDK's or the feedback widget's chunk, loaded after hydration) would keep the page
+  // out of the cache.
+  await page.waitForFunction(() => performance.getEntriesByName('app:sentry-load').length > 0);
   await expect.poll(() => inFlight, { timeout: 10_000 }).toBe(0);
   await page.goto(`${web.url}${to}`);
   await waitForHydration(page);
@@ -83,6 +98,24 @@ describe('back/forward cache', () => {
     // The same document as before (its first pageshow, then the restore), not a new load.
     expect(back.pageshows).toEqual([false, true]);
     expect(back.navigationType).toBe('navigate');
+  });
+
+  it('restores a page reached by client navigation on Back after a full load, with its router working', async () => {
+    await open();
+    await page.goto(`${web.url}/catalog`);
+    await waitForHydration(page);
+    await page.click('a[href="/catalog/amber-lamp"]');
+    await expect.poll(() => page.textContent('main h1')).toBe('Amber Lamp');
+    const back = await backAfterLeavingFor('/preferences');
+    expect(back.path).toBe('/catalog/amber-lamp');
+    // The document first loaded as /catalog, restored: not a new load of /catalog/amber-lamp.
+    expect(back.pageshows).toEqual([false, true]);
+    expect(back.navigationType).toBe('navigate');
+    expect(await page.textContent('main h1')).toBe('Amber Lamp');
+    // Back once more is the restored router's own (client) navigation, in the same document.
+    await page.goBack();
+    await expect.poll(() => page.textContent('main h1')).toBe('Catalog');
+    expect(await page.evaluate(() => window.__pageshows)).toEqual([false, true]);
   });
 
   it('loads a page rendered from the prefs cookie again on Back', async () => {
