@@ -28,6 +28,11 @@ export async function waitForHydration(page: Page): Promise<void> {
   await page.waitForFunction(() => (window as { __appHydrated?: boolean }).__appHydrated === true);
 }
 
+/** Resolves once the Sentry SDK, loaded after hydration, is set up (performance measure "app:sentry-load"). */
+export async function waitForSentry(page: Page): Promise<void> {
+  await page.waitForFunction(() => performance.getEntriesByName('app:sentry-load').length > 0);
+}
+
 /** Marks the page's document: the mark survives client navigations and hot updates, and is gone after a full load. */
 export async function markDocument(page: Page): Promise<void> {
   await page.evaluate(() => {

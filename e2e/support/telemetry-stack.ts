@@ -15,7 +15,7 @@ import {
 } from '@app/test-kit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { launchChromium, waitForHydration, watchConsole } from './browser.ts';
+import { launchChromium, waitForHydration, waitForSentry, watchConsole } from './browser.ts';
 import { startWeb } from './web.ts';
 
 const relayEntry = fileURLToPath(new URL('../../services/telemetry-relay/src/main.ts', import.meta.url));
@@ -163,6 +163,8 @@ export function telemetrySuite(webEnv: Record<string, string> = {}): TelemetrySu
       const seen = watchConsole(page);
       await page.goto(`${started(stack).web.url}${path}`);
       await waitForHydration(page);
+      // The SDK loads after hydration: what these suites check is its work, from the moment it is there.
+      await waitForSentry(page);
       return { page, seen };
     },
   };

@@ -5,7 +5,7 @@
 import { type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitForHydration } from '../support/browser.ts';
+import { waitForHydration, waitForSentry } from '../support/browser.ts';
 import { startWeb } from '../support/web.ts';
 
 declare global {
@@ -71,7 +71,7 @@ async function backAfterFullLoad(from: string, to: string) {
 async function backAfterLeavingFor(to: string) {
   // A request still in flight (the SDK's or the feedback widget's chunk, loaded after hydration) would keep the page
   // out of the cache.
-  await page.waitForFunction(() => performance.getEntriesByName('app:sentry-load').length > 0);
+  await waitForSentry(page);
   await expect.poll(() => inFlight, { timeout: 10_000 }).toBe(0);
   await page.goto(`${web.url}${to}`);
   await waitForHydration(page);
@@ -113,7 +113,7 @@ describe('back/forward cache', () => {
     expect(back.navigationType).toBe('navigate');
     expect(await page.textContent('main h1')).toBe('Amber Lamp');
     // Back once more is the restored router's own (client) navigation, in the same document.
-    await page.goBack();
+    await page.evaluate(() => history.back());
     await expect.poll(() => page.textContent('main h1')).toBe('Catalog');
     expect(await page.evaluate(() => window.__pageshows)).toEqual([false, true]);
   });

@@ -12,9 +12,9 @@ import {
   spawnService,
   startCaptureServer,
 } from '@app/test-kit';
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Browser, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, waitForHydration, watchConsole } from '../support/browser.ts';
+import { launchChromium, waitForHydration, waitForSentry, watchConsole } from '../support/browser.ts';
 import { startWeb } from '../support/web.ts';
 
 const relayEntry = fileURLToPath(new URL('../../services/telemetry-relay/src/main.ts', import.meta.url));
@@ -84,11 +84,6 @@ async function openWithSdkHeld(path: string) {
   return { page, seen, release, requestedAt: () => requestedAt };
 }
 
-const sdkStarted = (page: Page) =>
-  page.waitForFunction(() => performance.getEntriesByName('app:sentry-load').length > 0, undefined, {
-    timeout: 10_000,
-  });
-
 describe('the Sentry SDK loaded after hydration', () => {
   it('reports an error and a rejection thrown before it arrived, once each, as uncaught', async () => {
     const { page, release } = await openWithSdkHeld('/catalog');
@@ -101,7 +96,7 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.waitForTimeout(300);
     expect(capture.envelopes.filter(viaTunnelAndRelay)).toEqual([]);
     release();
-    await sdkStarted(page);
+    await waitForSentry(page);
     const thrown = await capture.waitFor(
       (e) => viaTunnelAndRelay(e) && exceptionsOf(e).some((v) => v.value === 'early: thrown before the SDK'),
       20_000,
@@ -171,7 +166,7 @@ describe('the Sentry SDK loaded after hydration', () => {
   it('keeps a hydrated page free of console errors and sends its session', async () => {
     const { page, seen, release } = await openWithSdkHeld('/');
     release();
-    await sdkStarted(page);
+    await waitForSentry(page);
     await capture.waitFor((e) => viaTunnelAndRelay(e) && e.items.some((item) => item.type === 'session'), 20_000);
     expect(seen.errors).toEqual([]);
     await page.close();

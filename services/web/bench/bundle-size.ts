@@ -3,7 +3,7 @@
 // and the share of Sentry's Debug ID snippets. Builds into a temporary directory so dist/ is left as it was (the
 // client in <tmp>/client, its hidden source maps in <tmp>/sourcemaps, as in dist/).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -55,15 +55,8 @@ export function measureFirstLoad(views: string[] = ['layout.tsx', 'catalog/list-
       const text = code.toString('utf8');
       debugIdBytes += gzip - gzipBytes(text.replace(DEBUG_ID_SNIPPET, '').replace(DEBUG_ID_COMMENT, ''));
       // Attribute the file's gzip bytes to packages in proportion to the minified bytes each one produced.
-      // (Rolldown's runtime chunk has no source map: it is its own.)
-      const mapFile = join(tmp, 'sourcemaps', `${file}.map`);
-      if (!existsSync(mapFile)) {
-        byPackage['bundler runtime'] = (byPackage['bundler runtime'] ?? 0) + gzip;
-        return { file, gzipKb: gzip / 1024 };
-      }
-      const map = new SourceMapConsumer(JSON.parse(readFileSync(mapFile, 'utf8')));
-      const lines = text.split('
-');
+      const map = new SourceMapConsumer(JSON.parse(readFileSync(join(tmp, 'sourcemaps', `${file}.map`), 'utf8')));
+      const lines = text.split('\n');
       const raw: Record<string, number> = {};
       let previous: { line: number; column: number; pkg: string } | undefined;
       map.eachMapping((m) => {
@@ -81,6 +74,8 @@ export function measureFirstLoad(views: string[] = ['layout.tsx', 'catalog/list-
         const tail = (lines[previous.line - 1]?.length ?? 0) - previous.column;
         raw[previous.pkg] = (raw[previous.pkg] ?? 0) + Math.max(0, tail);
       }
+      // Rolldown's runtime helpers have an empty map (build/sourcemaps.ts): all of such a chunk is the bundler's.
+      if (Object.keys(raw).length === 0) raw['bundler runtime'] = 1;
       const mapped = Object.values(raw).reduce((a, b) => a + b, 0) || 1;
       for (const [pkg, bytes] of Object.entries(raw)) byPackage[pkg] = (byPackage[pkg] ?? 0) + (gzip * bytes) / mapped;
       return { file, gzipKb: gzip / 1024 };

@@ -4,7 +4,7 @@
 // Then each `assets/*.map` moves out of the served directory into `<outDir>/../sourcemaps/assets/`, beside a copy of
 // its chunk: exactly what `npm run release:sourcemaps` uploads. The chunks have no `sourceMappingURL` comment.
 // Why the CLI and not Sentry's Vite plugin: README, "Sentry: releases and readable browser stack traces".
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createSentrySDK } from 'sentry';
 import type { Plugin } from 'vite';
@@ -14,8 +14,24 @@ export function sourcemapsDirFor(outDir: string): string {
   return join(dirname(outDir), 'sourcemaps');
 }
 
+/**
+ * A chunk the bundler wrote without a map (Rolldown's runtime helpers, split out when a lazy chunk shares them) gets
+ * an empty one, so the CLI gives it a Debug ID like every other chunk.
+ */
+export function mapChunksWithoutMaps(assets: string): string[] {
+  const written: string[] = [];
+  for (const name of readdirSync(assets)) {
+    if (!name.endsWith('.js') || existsSync(join(assets, `${name}.map`))) continue;
+    const map = { version: 3, file: name, sources: [], sourcesContent: [], names: [], mappings: '' };
+    writeFileSync(join(assets, `${name}.map`), JSON.stringify(map));
+    written.push(name);
+  }
+  return written;
+}
+
 /** Injects Debug IDs into the chunks under `assets` and their maps (deterministic: derived from the content). */
 export async function injectDebugIds(assets: string): Promise<void> {
+  mapChunksWithoutMaps(assets);
   // `env: {}`: injecting is local work; no setting from the environment may change it.
   await createSentrySDK({ env: {} }).sourcemap.inject({ directory: assets, ext: '.js' });
 }
