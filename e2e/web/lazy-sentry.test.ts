@@ -1,72 +1,35 @@
 // The Sentry browser SDK loads after hydration, off the critical path. What must not be lost meanwhile, checked
 // where it matters, upstream: browser → the web's tunnel path → the telemetry relay → a capture server (Sentry).
 // The SDK's chunk is held back by the test, so "before the SDK arrives" is certain, not a race.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { CapturedEnvelope } from '@app/test-kit';
+import type { Request, Route } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { waitForHydration, waitForSentry, watchConsole } from '../support/browser.ts';
 import {
-  type CapturedEnvelope,
-  type CaptureServer,
-  type ServiceProcess,
-  spawnService,
-  startCaptureServer,
-} from '@app/test-kit';
-import type { Browser, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, waitForHydration, waitForSentry, watchConsole } from '../support/browser.ts';
-import { startWeb } from '../support/web.ts';
+  type BrowserTransaction,
+  browserTransaction,
+  fromBrowser,
+  itemOf,
+  telemetrySuite,
+} from '../support/telemetry-stack.ts';
 
-const relayEntry = fileURLToPath(new URL('../../services/telemetry-relay/src/main.ts', import.meta.url));
 const SDK_CHUNK = /\/assets\/sentry-sdk-[\w-]+\.js$/;
 
-let capture: CaptureServer;
-let relay: ServiceProcess;
-let web: ServiceProcess;
-let browser: Browser;
-let spoolDir: string;
+const suite = telemetrySuite();
 
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  spoolDir = mkdtempSync(join(tmpdir(), 'lazy-sentry-spool-'));
-  [relay, browser] = await Promise.all([
-    spawnService(relayEntry, { env: { ALLOWED_DSNS: capture.dsn(), SPOOL_DIR: spoolDir, SPOOL_MODE: 'fast' } }),
-    launchChromium(),
-  ]);
-  web = await startWeb({
-    SENTRY_DSN: capture.dsn(),
-    SENTRY_TRACES_SAMPLE_RATE: '1',
-    // Sessions need a release (the SDK drops them without one).
-    SENTRY_RELEASE: 'web@lazy-sentry',
-    TUNNEL_TARGET: relay.url,
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-  await web?.kill();
-  await relay?.kill();
-  await capture?.close();
-  if (spoolDir) rmSync(spoolDir, { recursive: true, force: true });
-});
-
-const itemOf = (envelope: CapturedEnvelope, type: string) =>
-  envelope.items.find((item) => item.type === type)?.json as Record<string, unknown> | undefined;
-/** From the browser SDK, through the tunnel path (X-Forwarded-For) and then the relay (X-Sentry-Forwarded-For). */
-const viaTunnelAndRelay = (envelope: CapturedEnvelope) =>
-  envelope.requestHeaders['x-sentry-forwarded-for'] !== undefined &&
-  String((envelope.header.sdk as { name?: string } | undefined)?.name).includes('react');
 interface ExceptionValue {
   value?: string;
   mechanism?: { type?: string; handled?: boolean };
 }
 const exceptionsOf = (envelope: CapturedEnvelope) =>
   (itemOf(envelope, 'event')?.exception as { values?: ExceptionValue[] } | undefined)?.values ?? [];
+/** Every envelope the browser sent (through the tunnel path and the relay) with an exception reading `text`. */
 const eventsWith = (text: string) =>
-  capture.envelopes.filter((e) => viaTunnelAndRelay(e) && exceptionsOf(e).some((v) => v.value?.includes(text)));
+  suite.stack.capture.envelopes.filter((e) => fromBrowser(e) && exceptionsOf(e).some((v) => v.value === text));
 
 /** Opens `path` with the SDK's chunk held until `release()`; resolves once the page is hydrated. */
 async function openWithSdkHeld(path: string) {
-  const page = await browser.newPage();
+  const page = await suite.browser.newPage();
   const seen = watchConsole(page);
   let release = () => {};
   const released = new Promise<void>((resolve) => {
@@ -78,11 +41,18 @@ async function openWithSdkHeld(path: string) {
     await released;
     await route.continue();
   });
-  await page.goto(`${web.url}${path}`);
+  await page.goto(`${suite.stack.web.url}${path}`);
   await waitForHydration(page);
   await expect.poll(() => requestedAt, { timeout: 10_000 }).toBeGreaterThan(0);
   return { page, seen, release, requestedAt: () => requestedAt };
 }
+
+type PageloadTransaction = Omit<BrowserTransaction, 'spans'> & {
+  spans: Array<BrowserTransaction['spans'][number] & { start_timestamp: number }>;
+  measurements?: Record<string, { value: number }>;
+};
+const isPageData = (path: string) => (r: Request) =>
+  r.headers()['x-page-data'] === '1' && new URL(r.url()).pathname === path;
 
 describe('the Sentry SDK loaded after hydration', () => {
   it('reports an error and a rejection thrown before it arrived, once each, as uncaught', async () => {
@@ -94,22 +64,20 @@ describe('the Sentry SDK loaded after hydration', () => {
       void Promise.reject(new Error('early: rejected before the SDK'));
     });
     await page.waitForTimeout(300);
-    expect(capture.envelopes.filter(viaTunnelAndRelay)).toEqual([]);
+    expect(eventsWith('early: thrown before the SDK')).toEqual([]);
     release();
     await waitForSentry(page);
-    const thrown = await capture.waitFor(
-      (e) => viaTunnelAndRelay(e) && exceptionsOf(e).some((v) => v.value === 'early: thrown before the SDK'),
-      20_000,
-    );
-    const rejected = await capture.waitFor(
-      (e) => viaTunnelAndRelay(e) && exceptionsOf(e).some((v) => v.value === 'early: rejected before the SDK'),
-      20_000,
-    );
+    const { capture } = suite.stack;
+    const [thrown] = await Promise.all([
+      capture.waitFor((e) => eventsWith('early: thrown before the SDK').includes(e), 20_000),
+      capture.waitFor((e) => eventsWith('early: rejected before the SDK').includes(e), 20_000),
+    ]);
+    const [rejected] = eventsWith('early: rejected before the SDK');
     expect(exceptionsOf(thrown)[0]?.mechanism).toMatchObject({
       type: 'auto.browser.global_handlers.onerror',
       handled: false,
     });
-    expect(exceptionsOf(rejected)[0]?.mechanism).toMatchObject({
+    expect(rejected && exceptionsOf(rejected)[0]?.mechanism).toMatchObject({
       type: 'auto.browser.global_handlers.onunhandledrejection',
       handled: false,
     });
@@ -136,19 +104,11 @@ describe('the Sentry SDK loaded after hydration', () => {
     ]);
     await page.waitForTimeout(500);
     release();
-    const envelope = await capture.waitFor(
-      (e) => viaTunnelAndRelay(e) && itemOf(e, 'transaction')?.transaction === '/catalog/:slug',
-      20_000,
-    );
-    const transaction = itemOf(envelope, 'transaction') as {
-      start_timestamp: number;
-      timestamp: number;
-      contexts: { trace: { op: string; trace_id: string } };
-      spans: Array<{ op?: string; description?: string; start_timestamp: number }>;
-      measurements?: Record<string, { value: number }>;
-    };
-    expect(transaction.contexts.trace.op).toBe('pageload');
-    expect(transaction.contexts.trace.trace_id).toBe(serverTrace?.split('-')[0]);
+    const transaction = (await browserTransaction(
+      suite.stack.capture,
+      (t) => t.contexts.trace.op === 'pageload' && t.contexts.trace.trace_id === serverTrace?.split('-')[0],
+    )) as PageloadTransaction;
+    expect(transaction.transaction).toBe('/catalog/:slug');
     // It starts at navigation start, long before the SDK was even requested...
     expect(Math.abs(transaction.start_timestamp * 1000 - timeOrigin)).toBeLessThan(20);
     expect(transaction.start_timestamp * 1000).toBeLessThan(requestedAt() - 500);
@@ -163,11 +123,31 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
+  it('lets a navigation started before it arrived wait for it, so the navigation is traced', async () => {
+    const { page, release } = await openWithSdkHeld('/catalog');
+    const pageData = page.waitForRequest(isPageData('/catalog/amber-lamp'));
+    await page.evaluate(() => document.querySelector<HTMLAnchorElement>('a[href="/catalog/amber-lamp"]')?.click());
+    await page.waitForTimeout(300);
+    let asked = false;
+    void pageData.then(() => {
+      asked = true;
+    });
+    expect(asked).toBe(false);
+    release();
+    const traceId = (await pageData).headers()['sentry-trace']?.split('-')[0];
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    await expect.poll(() => page.textContent('main h1')).toBe('Amber Lamp');
+    const navigation = await browserTransaction(suite.stack.capture, (t) => t.contexts.trace.trace_id === traceId);
+    expect(navigation.contexts.trace.op).toBe('navigation');
+    expect(navigation.transaction).toBe('/catalog/:slug');
+    await page.close();
+  });
+
   it('keeps a hydrated page free of console errors and sends its session', async () => {
     const { page, seen, release } = await openWithSdkHeld('/');
     release();
     await waitForSentry(page);
-    await capture.waitFor((e) => viaTunnelAndRelay(e) && e.items.some((item) => item.type === 'session'), 20_000);
+    await suite.stack.capture.waitFor((e) => fromBrowser(e) && e.items.some((item) => item.type === 'session'), 20_000);
     expect(seen.errors).toEqual([]);
     await page.close();
   });

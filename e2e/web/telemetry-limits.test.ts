@@ -3,7 +3,7 @@
 // an event keeps the last 100 breadcrumbs; at most 64 sends wait at once; a transaction keeps 1000 spans.
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { waitForHydration } from '../support/browser.ts';
+import { waitForHydration, waitForSentry } from '../support/browser.ts';
 import {
   type BrowserTransaction,
   browserTransaction,
@@ -133,6 +133,7 @@ describe('tracing limits', () => {
     await page.route('**/monitoring', (route) => (holding ? held.push(route) : route.continue()));
     await page.goto(`${suite.stack.web.url}/`);
     await waitForHydration(page);
+    await waitForSentry(page); // its transport's buffer is what is measured (before it, errors wait in a queue of 30)
     await page.evaluate(() => {
       for (let i = 0; i < 100; i++) {
         setTimeout(() => {

@@ -19,7 +19,14 @@ export interface PrefetchSource {
   clear(): void;
 }
 
-export function createDataStrategy(prefetched: PrefetchSource): DataStrategyFunction {
+/**
+ * `beforeRequest` runs before each page-data or action request (not when a prefetch answers): start.tsx lets a
+ * request wait there for the Sentry SDK while it loads, so the request carries the navigation's trace.
+ */
+export function createDataStrategy(
+  prefetched: PrefetchSource,
+  beforeRequest: () => Promise<unknown> = () => Promise.resolve(),
+): DataStrategyFunction {
   return async ({ request, matches }) => {
     const toRun = matches.filter((m) => m.shouldCallHandler());
     if (toRun.length === 0) return {};
@@ -28,14 +35,16 @@ export function createDataStrategy(prefetched: PrefetchSource): DataStrategyFunc
     let pending: Promise<PageData>;
     if (isAction) {
       prefetched.clear();
+      const body = await request.arrayBuffer();
+      await beforeRequest();
       pending = fetchPageData(request.url, ids, {
         method: request.method,
-        body: await request.arrayBuffer(),
+        body,
         contentType: request.headers.get('Content-Type'),
         signal: request.signal,
       });
     } else {
-      const fetchOwn = () => fetchPageData(request.url, ids, { signal: request.signal });
+      const fetchOwn = () => beforeRequest().then(() => fetchPageData(request.url, ids, { signal: request.signal }));
       // A prefetch that failed is no reason to fail the navigation: ask again.
       pending = prefetched.takeFresh(request.url, ids)?.catch(fetchOwn) ?? fetchOwn();
     }

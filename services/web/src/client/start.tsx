@@ -84,13 +84,10 @@ export async function start(): Promise<void> {
     return;
   }
   reviveDeferredHydration();
-  const strategy = createDataStrategy(prefetcher);
   const router = createBrowserRouter(routes, {
-    // The first navigation may start the SDK's load (telemetry.ts); its requests wait for it, at most briefly.
-    dataStrategy: async (args) => {
-      await sentrySettled(SENTRY_WAIT_MS);
-      return strategy(args);
-    },
+    // The first navigation may start the SDK's load (telemetry.ts); its request waits for it, at most briefly (a
+    // prefetched page, shown without a request, does not wait).
+    dataStrategy: createDataStrategy(prefetcher, () => sentrySettled(SENTRY_WAIT_MS)),
   });
   routeCode.attach(router);
   const container = document.getElementById('root');
