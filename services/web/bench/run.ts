@@ -2,6 +2,10 @@
 // same tree, in one run, interleaved rounds, the server under test pinned to core 0 and wrk to core 1. Then the
 // first-load JavaScript size and, from Chromium, hydration time with and without Sentry. Ratios are the result:
 // absolute numbers on a shared 2-core machine are noise, ratios measured side by side are not.
+//
+// Env: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_BASELINE (the services/web folder of another checkout, built, e.g.
+// a `git worktree` of main: its server runs beside this one in the same rounds, so a change is measured against what
+// it replaces on the same machine at the same time), BENCH_THROUGHPUT_ONLY=1 (skip the bundle and Chromium parts).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { get } from 'node:http';
@@ -17,6 +21,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const SAMPLE_RATE = '0.1';
 const PAGE = '/catalog?limit=50';
+const BASELINE = process.env.BENCH_BASELINE;
 
 interface Target {
   name: string;
@@ -49,9 +54,10 @@ async function startPinned(
   args: string[],
   env: Record<string, string>,
   ready: RegExp,
+  cwd = root,
 ): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn('taskset', ['-c', '0', process.execPath, ...args], {
-    cwd: root,
+    cwd,
     env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -123,17 +129,17 @@ const median = (values: number[]) => {
 async function main(): Promise<void> {
   build();
   const capture = await startCaptureServer();
-  const web = await startPinned(
-    ['--import', './dist/server/instrument.js', './dist/server/main.js'],
-    { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE },
-    /Server listening/,
-  );
+  const startWeb = (env: Record<string, string> = {}, cwd?: string) =>
+    startPinned(
+      ['--import', './dist/server/instrument.js', './dist/server/main.js'],
+      { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE, ...env },
+      /Server listening/,
+      cwd,
+    );
+  const web = await startWeb();
   // The same service with on-the-fly compression off (as behind an edge that compresses): the A/B of its CPU cost.
-  const uncompressed = await startPinned(
-    ['--import', './dist/server/instrument.js', './dist/server/main.js'],
-    { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE, COMPRESSION: 'off' },
-    /Server listening/,
-  );
+  const uncompressed = await startWeb({ COMPRESSION: 'off' });
+  const baseline = BASELINE ? await startWeb({}, BASELINE) : undefined;
   const bareStream = await startPinned(['dist/bench/bare.js'], { RENDER: 'stream' }, /listening/);
   const bareString = await startPinned(['dist/bench/bare.js'], { RENDER: 'string' }, /listening/);
   const dataHeaders = { 'X-Page-Data': '1', 'X-Page-Data-Routes': 'root,catalog-list' };
@@ -155,6 +161,12 @@ async function main(): Promise<void> {
     },
     { name: 'bare renderToPipeableStream', url: `http://127.0.0.1:${bareStream.port}/` },
     { name: 'bare renderToString', url: `http://127.0.0.1:${bareString.port}/` },
+    ...(baseline
+      ? [
+          { name: 'baseline SSR (document)', url: `http://127.0.0.1:${baseline.port}${PAGE}` },
+          { name: 'baseline page data', url: `http://127.0.0.1:${baseline.port}${PAGE}`, headers: dataHeaders },
+        ]
+      : []),
   ];
   const results = new Map<string, Array<{ rps: number; p99Ms: number }>>();
   let documentChunks: Buffer[] = [];
@@ -171,7 +183,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    for (const server of [web, uncompressed, bareStream, bareString]) {
+    for (const server of [web, uncompressed, bareStream, bareString, ...(baseline ? [baseline] : [])]) {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
     }
@@ -195,6 +207,23 @@ async function main(): Promise<void> {
   console.log(`  SSR / bare stream      ${(ssr / get('bare renderToPipeableStream').rps).toFixed(2)}  (target ≥ 0.70)`);
   console.log(`  SSR / bare string      ${(ssr / get('bare renderToString').rps).toFixed(2)}`);
   console.log(`  page data / SSR        ${(get('web page data').rps / ssr).toFixed(2)}  (target ≥ 3)`);
+  if (baseline) {
+    // Per round, then the median of those ratios: each round's pair ran minutes apart at most.
+    const ratio = (name: string, base: string) => {
+      const ours = results.get(name) ?? [];
+      const theirs = results.get(base) ?? [];
+      return ours.map((r, i) => r.rps / (theirs[i]?.rps ?? Number.NaN));
+    };
+    for (const [name, base] of [
+      ['web SSR (document)', 'baseline SSR (document)'],
+      ['web page data', 'baseline page data'],
+    ] as const) {
+      const ratios = ratio(name, base);
+      console.log(
+        `  ${name} / baseline  ${median(ratios).toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
+      );
+    }
+  }
   // The server is pinned to one saturated core: its CPU time per request is 1 / throughput.
   const extraMs = (compressed: string, raw: string) =>
     (1000 / get(compressed).rps - 1000 / get(raw).rps).toFixed(3).padStart(7);
@@ -203,6 +232,7 @@ async function main(): Promise<void> {
   console.log(`    document brotli q4   ${extraMs('web SSR br', 'web SSR (document)')}`);
   console.log(`    document gzip 6      ${extraMs('web SSR gzip', 'web SSR (document)')}`);
   console.log(`    page data brotli q4  ${extraMs('web page data br', 'web page data')}`);
+  if (process.env.BENCH_THROUGHPUT_ONLY === '1') return;
 
   const cost = await measureCompressionCost(documentChunks);
   console.log(
