@@ -1,5 +1,5 @@
 export { type BuildInfo, registerBuildInfo } from './build-info.ts';
-export { containerMemoryLimit } from './container.ts';
+export { containerCpuLimit, containerMemoryLimit } from './container.ts';
 export {
   ConfigError,
   type ConnectionLimits,

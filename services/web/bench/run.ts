@@ -132,7 +132,8 @@ async function main(): Promise<void> {
   const startWeb = (env: Record<string, string> = {}, cwd?: string) =>
     startPinned(
       ['--import', './dist/server/instrument.js', './dist/server/main.js'],
-      { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE, ...env },
+      // Load shedding samples as deployed but never sheds: wrk saturates the server on purpose.
+      { SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: SAMPLE_RATE, SHED_EVENT_LOOP_DELAY_MS: '60000', ...env },
       /Server listening/,
       cwd,
     );

@@ -123,6 +123,44 @@ describe('slow and excess connections on a loopback server', () => {
   });
 });
 
+describe('requests in flight (SHED_MAX_IN_FLIGHT=2)', () => {
+  let web: WebApp;
+  let port: number;
+  beforeAll(async () => {
+    web = await testApp({ SHED_MAX_IN_FLIGHT: '2' });
+    await web.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (web.app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => web.app.close());
+
+  it('answers a third request 503 at once while two are in flight, liveness still 200, and serves again after', async () => {
+    // Two actions whose bodies never finish: in flight until their connections close.
+    const held = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => {
+              socket.write(
+                'POST /preferences HTTP/1.1\r\nHost: shop.test\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
+                  'Content-Length: 1000\r\n\r\npageSize=',
+              );
+              resolve(socket);
+            });
+          }),
+      ),
+    );
+    await delay(200);
+    const shed = await fetch(`http://127.0.0.1:${port}/catalog`);
+    expect([shed.status, shed.headers.get('retry-after')]).toEqual([503, '5']);
+    expect(await shed.text()).toContain('overloaded (inFlight)');
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/web_shed_requests_total\{reason="inFlight"\} 1/);
+    for (const socket of held) socket.destroy();
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/catalog`)).status).toBe(200);
+  });
+});
+
 describe('load shedding', () => {
   let web: WebApp;
   beforeAll(async () => {

@@ -55,7 +55,12 @@ describe('config', () => {
       { maxHeapUsedBytes: 322_122_547, maxRssBytes: 429_496_729 },
     ],
   ])('sizes load shedding from the memory limit (%s)', (_, limit, memory) => {
-    expect(loadConfig({}, limit).loadShedding).toEqual({ maxEventLoopDelayMs: 250, retryAfterSeconds: 5, ...memory });
+    expect(loadConfig({}, limit, 1).loadShedding).toEqual({
+      maxInFlight: 32,
+      maxEventLoopDelayMs: 250,
+      retryAfterSeconds: 5,
+      ...memory,
+    });
   });
 
   it('keeps the headers timeout within the request timeout (Node refuses a longer one)', () => {

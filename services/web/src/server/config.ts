@@ -1,5 +1,6 @@
 import {
   type ConnectionLimits,
+  containerCpuLimit,
   containerMemoryLimit,
   type Env,
   readConnectionLimits,
@@ -48,6 +49,8 @@ export interface Config {
 
 /** When requests are answered 503 instead of queued (thresholds 0 = that check is off). */
 export interface LoadShedding {
+  /** Requests being answered at once; one more is answered 503 at once (static assets and probes not counted). */
+  maxInFlight: number;
   maxEventLoopDelayMs: number;
   maxHeapUsedBytes: number;
   maxRssBytes: number;
@@ -62,7 +65,10 @@ const LIMIT_RANGE = { min: 0, max: 2 ** 50 };
 const defaultShare = (limit: number | undefined, share: number) =>
   limit === undefined ? 0 : Math.floor(limit * share);
 
-export function loadConfig(env: Env, memoryLimit = containerMemoryLimit()): Config {
+// Requests in flight per CPU: a page takes 5–15 ms of CPU, so 32 waiting on one CPU is at most ≈ 0.5 s of queue.
+const IN_FLIGHT_PER_CPU = 32;
+
+export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLimit = containerCpuLimit()): Config {
   const reader = readEnv(env);
   const server = readServerConfig(reader, 3000);
   const tunnel = reader.string('TUNNEL_PATH', '/monitoring');
@@ -138,6 +144,10 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit()): Conf
     traceContinuationPerSecond: reader.integer('TRACE_CONTINUATION_PER_SECOND', 10, { min: 0, max: 1_000_000 }),
     sentryOrgId: orgId,
     loadShedding: {
+      maxInFlight: reader.integer('SHED_MAX_IN_FLIGHT', Math.ceil((cpuLimit ?? 2) * IN_FLIGHT_PER_CPU), {
+        min: 0,
+        max: 1_000_000,
+      }),
       maxEventLoopDelayMs: reader.integer('SHED_EVENT_LOOP_DELAY_MS', 250, { min: 0, max: 60_000 }),
       maxHeapUsedBytes: reader.integer('SHED_HEAP_USED_BYTES', defaultShare(memoryLimit, HEAP_SHARE), LIMIT_RANGE),
       maxRssBytes: reader.integer('SHED_RSS_BYTES', defaultShare(memoryLimit, RSS_SHARE), LIMIT_RANGE),

@@ -4,12 +4,13 @@
 
 import type { Readiness } from '@app/service-kit';
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { LoadShedding } from './config.ts';
 import type { Metrics } from './metrics.ts';
 
 type Handler = NonNullable<FastifyUnderPressureOptions['pressureHandler']>;
 const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
+const exempt = (url: string) => ALWAYS_ANSWERED.has(url.split('?', 1)[0] as string) || url.startsWith('/assets/');
 // A loop that lags while mostly idle is short of CPU (a neighbour's burst, the quota's throttling), not overloaded:
 // shedding would not help it. One busy over 90 % of a second is doing this process's own work.
 const BUSY_LOOP = 0.9;
@@ -34,6 +35,25 @@ export async function registerLoadShedding(
     const lagging = limits.maxEventLoopDelayMs > 0 && eventLoopDelay > limits.maxEventLoopDelayMs;
     return lagging && eventLoopUtilized > BUSY_LOOP ? 'eventLoopDelay' : undefined;
   };
+  // Beyond maxInFlight a request is refused before any work: under-pressure's samples come a second apart, and in
+  // that second a crowd of clients would all be let in at once.
+  let inFlight = 0;
+  app.addHook('onRequest', async (req, reply) => {
+    if (limits.maxInFlight === 0 || exempt(req.url)) return;
+    if (inFlight >= limits.maxInFlight) return reply.send(refusal(reply, 'inFlight'));
+    inFlight++;
+    reply.raw.once('close', () => inFlight--);
+  });
+  /** Counts a shed request, sets its status and headers, and returns its body. */
+  const refusal = (reply: FastifyReply, reason: string): string => {
+    metrics.shedRequests.inc({ reason });
+    reply
+      .code(503)
+      .header('retry-after', String(limits.retryAfterSeconds))
+      .header('cache-control', 'no-store')
+      .type('text/plain; charset=utf-8');
+    return `The service is overloaded (${reason}); retry in ${limits.retryAfterSeconds} s.\n`;
+  };
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelayMs,
     maxHeapUsedBytes: limits.maxHeapUsedBytes,
@@ -44,14 +64,7 @@ export async function registerLoadShedding(
     // types admit only the second).
     pressureHandler: ((req, reply) => {
       const reason = shedReason();
-      if (reason === undefined || ALWAYS_ANSWERED.has(req.url.split('?', 1)[0] as string)) return undefined;
-      metrics.shedRequests.inc({ reason });
-      reply
-        .code(503)
-        .header('retry-after', String(limits.retryAfterSeconds))
-        .header('cache-control', 'no-store')
-        .type('text/plain; charset=utf-8');
-      return `The service is overloaded (${reason}); retry in ${limits.retryAfterSeconds} s.\n`;
+      return reason === undefined || exempt(req.url) ? undefined : refusal(reply, reason);
     }) as (...args: Parameters<Handler>) => string | undefined as Handler,
   });
   readiness.checks.push(() => {
