@@ -18,6 +18,9 @@ import { staticAssets } from './static-assets.ts';
 import { dsnOrigin, securityReportUrl } from './telemetry-endpoints.ts';
 import { tunnelProxy } from './tunnel-proxy.ts';
 
+/** nginx's status for a request whose client closed the connection first; what the metrics and logs record. */
+const CLIENT_CLOSED_REQUEST = 499;
+
 export interface BuildOptions {
   assets: Assets;
   /** Directory of the built client (served under /assets/); absent in dev, where Vite serves the code. */
@@ -85,6 +88,11 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status < 500) return reply.code(status).send(error);
+    // A client that left mid-request (a tab closed during a tunnel send) broke nothing of ours: logged, not reported.
+    if (req.raw.socket?.destroyed) {
+      req.log.info({ err: error }, 'client went away');
+      return reply.code(CLIENT_CLOSED_REQUEST).send();
+    }
     const digest = Sentry.captureException(error, { mechanism: { type: 'auto.web.fastify', handled: false } } as never);
     req.log.error({ err: error, digest }, 'unhandled failure');
     return reply
