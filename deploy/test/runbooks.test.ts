@@ -1,5 +1,5 @@
 // Alert policy on the rendered overlays: every alert has a severity, a summary and a description, and links its
-// runbook paragraph in the README through the overlay's one RUNBOOK_BASE_URL parameter.
+// runbook section in docs/runbook.md through the overlay's one RUNBOOK_BASE_URL parameter.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -21,7 +21,7 @@ function parameter(overlay: Overlay, name: string): string | undefined {
 }
 
 const anchors = new Set(
-  [...readFileSync(`${repoRoot}README.md`, 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
+  [...readFileSync(`${repoRoot}docs/runbook.md`, 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
     m[1]
       ?.toLowerCase()
       .replace(/[^a-z0-9 -]/g, '')
@@ -43,7 +43,7 @@ describe('the dashboard and the alerts', () => {
 });
 
 describe.each(overlays)('alerts, overlay %s', (overlay) => {
-  it('give every alert a severity, a summary, a description and its README runbook from RUNBOOK_BASE_URL', async () => {
+  it('give every alert a severity, a summary, a description and its docs/runbook.md section from RUNBOOK_BASE_URL', async () => {
     const base = parameter(overlay, 'RUNBOOK_BASE_URL');
     expect(base, 'RUNBOOK_BASE_URL in the overlay').toMatch(/^https:\/\//);
     const rules = (await renderOverlay(overlay))
@@ -70,7 +70,7 @@ describe.each(overlays)('alerts, overlay %s', (overlay) => {
       const [url, anchor] = rule.annotations?.runbook_url?.split('#') ?? [];
       expect(url, `${rule.alert}: runbook_url from RUNBOOK_BASE_URL`).toBe(base);
       expect(anchor, `${rule.alert}: anchor is the alert's name`).toBe(rule.alert?.toLowerCase());
-      expect(anchors.has(anchor), `${rule.alert}: README heading for #${anchor}`).toBe(true);
+      expect(anchors.has(anchor), `${rule.alert}: docs/runbook.md heading for #${anchor}`).toBe(true);
     }
   });
 });

@@ -18,7 +18,7 @@ async function docker(context: BuildContext, args: string[]): Promise<string> {
   try {
     const { stdout } = await run('docker', args, {
       cwd: context.root,
-      // The legacy builder: Docker 20.10 engines without buildx (README, "Images").
+      // The legacy builder: Docker 20.10 engines without buildx (docs/deploy.md, "Images").
       env: { ...process.env, DOCKER_BUILDKIT: '0' },
       maxBuffer: 64 * 1024 * 1024,
     });

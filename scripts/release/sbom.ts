@@ -1,7 +1,7 @@
 // A CycloneDX SBOM of what an image ships: the production dependency closure of the service's workspace and the
 // shared packages, which is exactly what its Dockerfile keeps (`npm ls --omit=dev` over the same workspaces).
 // @cyclonedx/cyclonedx-npm rather than npm's built-in `npm sbom`: the latter drops packages of that closure in a
-// workspace tree (undici, ajv, the @app packages) and lists test-kit, which no image has (README, "Releasing").
+// workspace tree (undici, ajv, the @app packages) and lists test-kit, which no image has (docs/deploy.md, "Releasing").
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
