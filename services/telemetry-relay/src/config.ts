@@ -6,41 +6,19 @@ import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
 import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
-import type { SpoolMode } from './upstream/delivery.ts';
+import type { RouteConfig } from './routes/route-config.ts';
+import type { SpoolMode } from './types.ts';
 
 const MiB = 1024 * 1024;
 /** A per-user directory: a fixed name in the shared temp dir could be created (or linked) by another user first. */
 const DEFAULT_SPOOL_DIR = join(tmpdir(), `telemetry-relay-${process.getuid?.() ?? 'user'}`, 'spool');
 
-/** Every environment variable the service reads, validated in one place. Documented in the README. */
-export interface Config {
+/** Every environment variable the service reads, validated in one place (RouteConfig holds the routes' part). */
+export interface Config extends RouteConfig {
   server: ServerConfig;
-  /** POST path of the tunnel (TUNNEL_PATH), without a trailing slash; the slash form is accepted too. */
-  tunnelPath: string;
-  allowedDsns: Dsn[];
-  /** Development only (ALLOW_LOOPBACK_DSNS): with no allowlist, loopback DSNs naming one of these ports. */
-  loopbackPorts: number[];
-  /** Send every envelope here instead of the DSN's own Sentry (UPSTREAM_URL). */
-  upstreamUrl: URL | undefined;
-  ignoreRules: IgnoreRule[];
-  trustedProxyHops: number;
   metricsPort: number | undefined;
   /** What is running, for relay_build_info: RELEASE and REVISION (set by the image build). */
   build: { version: string; revision: string };
-  /** Log one in this many accepted envelopes (rejections are always logged). */
-  logSampleEvery: number;
-  limits: {
-    maxBodyBytes: number;
-    maxEnvelopeBytes: number;
-    maxEventItemBytes: number;
-    maxItems: number;
-    maxHeaderBytes: number;
-    maxItemHeaderBytes: number;
-    maxTotalHeaderBytes: number;
-    bodyTimeoutMs: number;
-    /** A compressed body may expand to at most this many times its size (beyond a 1 MiB floor). */
-    maxDecompressionRatio: number;
-  };
   /** The one byte budget for everything held in memory (src/memory/budget.ts). */
   memory: {
     budgetBytes: number;

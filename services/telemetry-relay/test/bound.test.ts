@@ -2,11 +2,11 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { RelayError } from '../src/errors.ts';
 import { createClientShares, createMemoryBudget, type Hold } from '../src/memory/budget.ts';
 import { AHEAD_LIMIT } from '../src/pipeline/body-sink.ts';
 import { type BodyLimits, RATIO_FLOOR, readBody } from '../src/pipeline/bound.ts';
 import { brotliWindow, zstdWindow } from '../src/pipeline/decoders.ts';
-import { RelayError } from '../src/pipeline/errors.ts';
 
 const MiB = 1024 * 1024;
 const limits: BodyLimits = {

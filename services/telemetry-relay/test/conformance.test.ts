@@ -1,7 +1,7 @@
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../src/envelope/parse.ts';
-import { RelayError } from '../src/pipeline/errors.ts';
+import { RelayError } from '../src/errors.ts';
 import { post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 
 /**

@@ -9,7 +9,8 @@ import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
 import { createMemoryBudget, type MemoryBudget } from '../src/memory/budget.ts';
 import { createMetrics, type RelayMetrics } from '../src/ops/metrics.ts';
 import { RateLimits } from '../src/pipeline/rate-limit.ts';
-import { createDelivery, type DeliveryOptions, type SpoolMode } from '../src/upstream/delivery.ts';
+import type { SpoolMode } from '../src/types.ts';
+import { createDelivery, type DeliveryOptions } from '../src/upstream/delivery.ts';
 import { createDestinationCheck, type DestinationConfig } from '../src/upstream/destinations.ts';
 import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
 import {

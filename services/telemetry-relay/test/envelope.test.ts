@@ -5,7 +5,7 @@ import { parseEnvelope, parseEnvelopeHeader } from '../src/envelope/parse.ts';
 import { isRelayTimestamp } from '../src/envelope/rfc3339.ts';
 import { shiftSentAt } from '../src/envelope/sent-at.ts';
 import { createItem, serializeEnvelope } from '../src/envelope/serialize.ts';
-import { RelayError } from '../src/pipeline/errors.ts';
+import { RelayError } from '../src/errors.ts';
 
 const limits = { maxHeaderBytes: 64 * 1024, maxItems: 100, maxEventItemBytes: 1024 };
 const parse = (text: string | Buffer) => parseEnvelope(Buffer.isBuffer(text) ? text : Buffer.from(text), limits);

@@ -2,12 +2,13 @@ import { ignoreRules } from '@app/telemetry-rules';
 import { describe, expect, it } from 'vitest';
 import { parseDsn } from '../src/envelope/dsn.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';
+import { parseRateLimits } from '../src/envelope/rate-limit-header.ts';
+import type { RelayError } from '../src/errors.ts';
 import { AUTHORIZE_CACHE_SIZE, createAuthorizer } from '../src/pipeline/authorize.ts';
 import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
-import type { RelayError } from '../src/pipeline/errors.ts';
 import { createFilter } from '../src/pipeline/filter.ts';
 import { clientAddress, identityHeaders } from '../src/pipeline/identity.ts';
-import { parseRateLimits, RateLimits } from '../src/pipeline/rate-limit.ts';
+import { RateLimits } from '../src/pipeline/rate-limit.ts';
 import { attachmentItem, envelope, errorEvent, eventItem } from './helpers.ts';
 
 const parse = (body: Buffer) =>

@@ -1,4 +1,4 @@
-import { RelayError } from '../pipeline/errors.ts';
+import { RelayError } from '../errors.ts';
 import { NEWLINE } from './bytes.ts';
 import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
 import { readHeader } from './header-json.ts';

@@ -1,6 +1,6 @@
 import { createDsnAllowlist } from '../envelope/allowlist.ts';
 import { type Dsn, isLoopbackHost, parseDsn } from '../envelope/dsn.ts';
-import { RelayError } from './errors.ts';
+import { RelayError } from '../errors.ts';
 
 /**
  * Stage 3: the envelope header's `dsn` must name an allowed destination (scheme, host, project id and public key all

@@ -1,6 +1,6 @@
 import { NEWLINE } from '../envelope/bytes.ts';
+import { RelayError } from '../errors.ts';
 import type { Hold, Shortage } from '../memory/budget.ts';
-import { RelayError } from './errors.ts';
 
 /**
  * Collects a request body into one buffer, charging the memory budget for every byte before it is stored, and hands

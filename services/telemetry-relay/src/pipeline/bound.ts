@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
+import { RelayError } from '../errors.ts';
 import type { Hold } from '../memory/budget.ts';
 import { charge, createBodySink } from './body-sink.ts';
 import { type Decoder, encodingFor, HEAD_BYTES, SUPPORTED_ENCODINGS } from './decoders.ts';
-import { RelayError } from './errors.ts';
 import { readSmallBody, SMALL_BODY_BYTES } from './small-body.ts';
 
 /**

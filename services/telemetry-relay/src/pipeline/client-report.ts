@@ -1,6 +1,6 @@
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import type { Discarded } from './filter.ts';
+import type { Discarded } from '../types.ts';
 
 /**
  * A `client_report` item telling Sentry what the relay discarded, so the project's stats stay true

@@ -2,7 +2,8 @@ import { type IgnoreRule, matchEvent } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
-import { RelayError } from './errors.ts';
+import { RelayError } from '../errors.ts';
+import type { Discarded } from '../types.ts';
 
 /**
  * Stage 4: drop error events an ignore rule matches (see @app/telemetry-rules for the exact matching rule), and the
@@ -13,13 +14,6 @@ import { RelayError } from './errors.ts';
  * outcome), so the common case costs a few memchr-like scans instead of a JSON.parse. An event to be parsed that
  * nests deeper than Sentry's parser allows is refused before JSON.parse spends time on it: Sentry would drop it.
  */
-
-export interface Discarded {
-  /** Outcome reason ('filtered' here, 'rate_limited' in the rate-limit stage). */
-  reason: string;
-  category: string;
-  quantity: number;
-}
 
 export interface FilterResult {
   /** The items to keep (the envelope's own array when nothing was dropped). */

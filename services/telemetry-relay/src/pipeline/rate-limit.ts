@@ -1,16 +1,14 @@
-import { itemCategory, KNOWN_CATEGORIES } from '../envelope/categories.ts';
+import { itemCategory } from '../envelope/categories.ts';
+import type { ParsedLimit } from '../envelope/rate-limit-header.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import type { Discarded } from './filter.ts';
+import type { Discarded } from '../types.ts';
 
 /**
  * Stage 6: rate limits learnt from upstream answers (429, Retry-After, X-Sentry-Rate-Limits), remembered per
  * destination DSN and category until they expire, and enforced here so a limited project does not make the relay
- * hammer Sentry: limited items are dropped, and the SDK gets the same headers back so it backs off too.
- *
- * Grammar (develop-docs "Rate Limiting"): `retry_after:categories:scope:reason[:namespaces]`, comma-separated;
- * empty categories = all; unknown categories are ignored, and a limit naming only unknown ones is ignored.
- * We key every limit by DSN: the relay cannot know which projects share an organization, so an organization-wide
- * limit is learnt per project, on the first answer from each.
+ * hammer Sentry: limited items are dropped, and the SDK gets the same headers back so it backs off too. Keyed by
+ * DSN: the relay cannot know which projects share an organization, so an organization-wide limit is learnt per
+ * project, on the first answer from each.
  */
 
 const ALL = '';
@@ -19,43 +17,6 @@ interface Limit {
   until: number;
   scope: string;
   reason: string;
-}
-
-export interface ParsedLimit {
-  /** Empty = every category. */
-  categories: string[];
-  seconds: number;
-  scope: string;
-  reason: string;
-}
-
-/** The limits an upstream answer announces (any status; Retry-After and a bare 429 only on 429). */
-export function parseRateLimits(
-  status: number,
-  headers: { 'x-sentry-rate-limits'?: string | undefined; 'retry-after'?: string | undefined },
-  now = Date.now(),
-): ParsedLimit[] {
-  const header = headers['x-sentry-rate-limits'];
-  if (header) {
-    const limits: ParsedLimit[] = [];
-    for (const part of header.split(',')) {
-      const [retry = '', categories = '', scope = '', reason = ''] = part.trim().split(':');
-      const seconds = Number.parseFloat(retry);
-      const cats = categories === '' ? [] : categories.split(';').filter((c) => KNOWN_CATEGORIES.has(c));
-      if (categories !== '' && cats.length === 0) continue;
-      limits.push({ categories: cats, seconds: Number.isFinite(seconds) && seconds > 0 ? seconds : 60, scope, reason });
-    }
-    return limits;
-  }
-  if (status !== 429) return [];
-  return [{ categories: [], seconds: retryAfterSeconds(headers['retry-after'], now), scope: 'key', reason: '' }];
-}
-
-function retryAfterSeconds(value: string | undefined, now: number): number {
-  if (!value) return 60;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? 60 : Math.max(0, (date - now) / 1000);
 }
 
 export interface RateLimitDecision {

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { NEWLINE } from '../envelope/bytes.ts';
+import { RelayError } from '../errors.ts';
 import type { Hold } from '../memory/budget.ts';
 import { charge } from './body-sink.ts';
-import { RelayError } from './errors.ts';
 
 /**
  * The common case, a browser's envelope: an uncompressed body of known length up to SMALL_BODY_BYTES. Its chunks

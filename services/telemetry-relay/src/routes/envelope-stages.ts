@@ -1,16 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../config.ts';
 import { envelopeEndpoint } from '../envelope/dsn.ts';
 import { serializeEnvelope } from '../envelope/serialize.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
+import { RelayError } from '../errors.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
-import { RelayError } from '../pipeline/errors.ts';
 import { createFilter } from '../pipeline/filter.ts';
 import { identityHeaders } from '../pipeline/identity.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
+import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
+import type { RouteConfig } from './route-config.ts';
 
 /**
  * What every route does with an authorized envelope, in the order the data flows: rate-limit → filter → identity →
@@ -18,15 +19,8 @@ import type { Delivery } from '../upstream/delivery.ts';
  * envelope is read. Resolves with the JSON answer; sets the rate-limit headers on `res` when items were limited.
  */
 
-/** Where an envelope goes and whose it is (what the delivery stage needs besides the bytes). */
-export interface Target {
-  url: string;
-  dsnKey: string;
-  project: string;
-}
-
 export interface StageOptions {
-  config: Config;
+  config: RouteConfig;
   metrics: RelayMetrics;
   rateLimits: RateLimits;
   delivery: Delivery;

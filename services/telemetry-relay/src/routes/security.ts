@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import { createItem, serializeEnvelope } from '../envelope/serialize.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
+import { RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
-import { RelayError } from '../pipeline/errors.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 

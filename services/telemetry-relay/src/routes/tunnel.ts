@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { type EnvelopeHeader, parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
+import { RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
 import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
-import { RelayError } from '../pipeline/errors.ts';
 import { clientAddress } from '../pipeline/identity.ts';
-import { createEnvelopeStages, type StageOptions, type Target } from './envelope-stages.ts';
+import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 
 /**
  * POST <TUNNEL_PATH>: the pipeline, in the order the data flows — bound (with the envelope header line parsed and
@@ -20,8 +20,6 @@ import { createEnvelopeStages, type StageOptions, type Target } from './envelope
  * whole pipeline. What Fastify gives the other routes is done here by hand: X-Request-Id in and out, JSON errors,
  * sampled logs, Connection: close while draining, 503 once closing.
  */
-
-export type { Target };
 
 export interface TunnelOptions extends StageOptions {
   /** The memory budget, shared fairly between clients. */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ParsedLimit } from '../envelope/rate-limit-header.ts';
 import { shiftSentAt } from '../envelope/sent-at.ts';
 import { counting, labelled, type RelayMetrics } from '../ops/metrics.ts';
-import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { SpoolBodyLostError } from './body-files.ts';
 import type { FileBody } from './file-body.ts';
 import type { Forwarder, ForwardResult } from './forward.ts';
@@ -22,12 +22,17 @@ export interface Attempt {
   id: number | undefined;
 }
 
+/** Learns the limits upstream announces (pipeline/rate-limit.ts's RateLimits, which the tunnel enforces). */
+export interface RateLimitLearner {
+  update(dsnKey: string, limits: readonly ParsedLimit[]): void;
+}
+
 export interface AttemptOptions {
   spool: Spool;
   writer: SpoolWriter;
   forwarder: Forwarder;
   outage: Outage;
-  rateLimits: RateLimits;
+  rateLimits: RateLimitLearner;
   metrics: RelayMetrics;
   log: FastifyBaseLogger;
   /** Shutdown has kept a copy of everything in flight: a failure then leaves nothing to do. */

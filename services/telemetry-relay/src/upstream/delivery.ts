@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { RelayError } from '../errors.ts';
 import type { MemoryBudget } from '../memory/budget.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
-import { RelayError } from '../pipeline/errors.ts';
-import type { RateLimits } from '../pipeline/rate-limit.ts';
-import { type Attempt, createAttempts } from './attempt.ts';
+import type { SpoolMode } from '../types.ts';
+import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.ts';
 import type { Forwarder } from './forward.ts';
 import { createOutage } from './outage.ts';
 import type { Lease, Spool, SpoolEntry } from './spool.ts';
@@ -28,13 +28,11 @@ import { createSpoolWriter } from './spool-writer.ts';
  * (older envelopes are dropped and counted, also before a replay).
  */
 
-export type SpoolMode = 'durable' | 'fast';
-
 export interface DeliveryOptions {
   mode: SpoolMode;
   spool: Spool;
   forwarder: Forwarder;
-  rateLimits: RateLimits;
+  rateLimits: RateLimitLearner;
   metrics: RelayMetrics;
   log: FastifyBaseLogger;
   /** The process-wide memory budget: delivery charges it for every body it holds. */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { type ParsedLimit, parseRateLimits } from '../pipeline/rate-limit.ts';
+import { type ParsedLimit, parseRateLimits } from '../envelope/rate-limit-header.ts';
 import { type FileBody, fileBodyStream } from './file-body.ts';
 
 /**

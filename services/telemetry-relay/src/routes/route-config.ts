@@ -1,0 +1,32 @@
+import type { IgnoreRule } from '@app/telemetry-rules';
+import type { Dsn } from '../envelope/dsn.ts';
+
+/** What the routes read of the configuration; config.ts's Config extends it with the rest. */
+export interface RouteConfig {
+  /** POST path of the tunnel (TUNNEL_PATH), without a trailing slash; the slash form is accepted too. */
+  tunnelPath: string;
+  allowedDsns: Dsn[];
+  /** Development only (ALLOW_LOOPBACK_DSNS): with no allowlist, loopback DSNs naming one of these ports. */
+  loopbackPorts: number[];
+  /** Send every envelope here instead of the DSN's own Sentry (UPSTREAM_URL). */
+  upstreamUrl: URL | undefined;
+  ignoreRules: IgnoreRule[];
+  trustedProxyHops: number;
+  /** Log one in this many accepted envelopes (rejections are always logged). */
+  logSampleEvery: number;
+  limits: RequestLimits;
+}
+
+/** What one request may be: read by the body reader (pipeline/bound.ts) and the parser (envelope/parse.ts). */
+export interface RequestLimits {
+  maxBodyBytes: number;
+  maxEnvelopeBytes: number;
+  maxEventItemBytes: number;
+  maxItems: number;
+  maxHeaderBytes: number;
+  maxItemHeaderBytes: number;
+  maxTotalHeaderBytes: number;
+  bodyTimeoutMs: number;
+  /** A compressed body may expand to at most this many times its size (beyond a 1 MiB floor). */
+  maxDecompressionRatio: number;
+}
