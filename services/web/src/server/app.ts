@@ -9,6 +9,7 @@ import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/rout
 import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
+import { CLIENT_CLOSED_REQUEST, reportServerFailure } from './failures.ts';
 import { registerLoadShedding } from './load-shedding.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
 import { pages } from './pages.ts';
@@ -17,9 +18,6 @@ import { registerSecurityHeaders } from './security.ts';
 import { staticAssets } from './static-assets.ts';
 import { dsnOrigin, securityReportUrl } from './telemetry-endpoints.ts';
 import { tunnelProxy } from './tunnel-proxy.ts';
-
-/** nginx's status for a request whose client closed the connection first; what the metrics and logs record. */
-const CLIENT_CLOSED_REQUEST = 499;
 
 export interface BuildOptions {
   assets: Assets;
@@ -93,8 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       req.log.info({ err: error }, 'client went away');
       return reply.code(CLIENT_CLOSED_REQUEST).send();
     }
-    const digest = Sentry.captureException(error, { mechanism: { type: 'auto.web.fastify', handled: false } } as never);
-    req.log.error({ err: error, digest }, 'unhandled failure');
+    const digest = reportServerFailure(req, error, 'auto.web.fastify');
     return reply
       .code(status)
       .header('cache-control', 'no-store')

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { UNSAFE_ErrorResponseImpl as ErrorResponseImpl, isRouteErrorResponse } from 'react-router';
 import { type DeferredSettlement, deferredEntries } from '../framework/deferred-data.ts';
 import { type PageData, serializeRouteError, serverFailure } from '../framework/page-data-protocol.ts';
+import { CLIENT_CLOSED_REQUEST } from './failures.ts';
 
 export interface DeferredPart {
   routeId: string;
@@ -14,7 +15,7 @@ export interface DeferredPart {
 }
 
 /** A deferred part still pending after this is failed (the document's render stops at the same limit). */
-export const DEFERRED_TIMEOUT_MS = 10_000;
+const DEFERRED_TIMEOUT_MS = 10_000;
 
 function settleWithin(promise: PromiseLike<unknown>, ms: number): Promise<unknown> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -37,7 +38,7 @@ export function prepareDeferred(
   return deferredEntries(loaderData).map(({ routeId, key, promise }) => {
     const safe = settleWithin(promise, timeoutMs).catch((error: unknown) => {
       if (isRouteErrorResponse(error)) throw error;
-      if (signal.aborted) throw new ErrorResponseImpl(499, 'Client Closed Request', null);
+      if (signal.aborted) throw new ErrorResponseImpl(CLIENT_CLOSED_REQUEST, 'Client Closed Request', null);
       throw serverFailure(report(error, `${routeId}.${key}`));
     });
     (loaderData[routeId] as Record<string, unknown>)[key] = safe;
