@@ -222,7 +222,7 @@ export async function startCaptureServer(options: CaptureServerOptions = {}): Pr
 }
 
 /** Payloads and item headers above this size are summarized by the control API (length and SHA-256, no text). */
-export const SUMMARIZE_FROM = 64 * 1024;
+const SUMMARIZE_FROM = 64 * 1024;
 const digests = new WeakMap<Buffer, string>();
 
 /**

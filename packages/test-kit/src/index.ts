@@ -6,7 +6,7 @@ export {
   describe as describeEnvelope,
   startCaptureServer,
 } from './capture-server.ts';
-export { type CapturedItem, type ParsedEnvelope, readEnvelope } from './envelope-reader.ts';
+export type { CapturedItem, ParsedEnvelope } from './envelope-reader.ts';
 export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
 export {
   type AssembledBundle,
@@ -15,4 +15,3 @@ export {
   startSentryApiFake,
 } from './sentry-api-fake.ts';
 export { type SlowClientOptions, type SlowClientReport, slowClients } from './slow-clients.ts';
-export { readZip } from './zip-reader.ts';

@@ -1,7 +1,7 @@
 // The feedback widget: its own chunk, added after hydration so it costs nothing before the page is interactive.
 import * as Sentry from '@sentry/react';
 
-export const FEEDBACK_LABELS = {
+const FEEDBACK_LABELS = {
   triggerLabel: 'Feedback',
   triggerAriaLabel: 'Send feedback',
   formTitle: 'Send feedback',

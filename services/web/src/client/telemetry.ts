@@ -28,7 +28,7 @@ export function reportReactError(error: unknown, info: { componentStack?: string
 }
 
 /** Imports and starts the SDK (once); resolves with it, or undefined when Sentry is off or its chunk failed. */
-export function loadSentry(config: ClientConfig['sentry'], router: DataRouter): Promise<Sdk | undefined> {
+function loadSentry(config: ClientConfig['sentry'], router: DataRouter): Promise<Sdk | undefined> {
   loading ??= (async () => {
     if (!config.dsn) {
       window.__earlyErrors?.stop();

@@ -17,7 +17,7 @@ export const DEFERRED_QUEUE = '__deferredData';
 /** The id of the document's JSON script that lists the deferred keys. */
 export const DEFERRED_KEYS_ID = 'deferred-keys';
 
-export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
 /** The loader data's top-level promises. */

@@ -3,7 +3,7 @@
 // as Sentry's own Loader Script does. Shared by the server (which writes the script) and the client (which drains it).
 
 /** At most this many early errors are kept: a page that keeps throwing must not grow the queue without limit. */
-export const EARLY_ERRORS_MAX = 30;
+const EARLY_ERRORS_MAX = 30;
 
 export interface EarlyErrors {
   events: Array<ErrorEvent | PromiseRejectionEvent>;

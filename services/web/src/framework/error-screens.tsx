@@ -3,10 +3,10 @@ import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 import { CLIENT_ERROR_TEXT, digestOf, SERVER_ERROR_TEXT } from './page-data-protocol.ts';
 
 /** Error screens name the page themselves (data-page-title), as their route's own title needs data it lacks. */
-export const NOT_FOUND_TITLE = 'Page not found';
-export const ERROR_TITLE = 'Application error';
+const NOT_FOUND_TITLE = 'Page not found';
+const ERROR_TITLE = 'Application error';
 
-export const UNAVAILABLE_TITLE = 'Service unavailable';
+const UNAVAILABLE_TITLE = 'Service unavailable';
 
 /** The document title of the screen RouteErrorBoundary shows for `error` (the server writes it into <title>). */
 export function errorScreenTitle(error: unknown): string {

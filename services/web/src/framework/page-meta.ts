@@ -30,7 +30,7 @@ function deepest(
   return undefined;
 }
 
-export const DEFAULT_LANG = 'en';
+const DEFAULT_LANG = 'en';
 
 export function pageMetaOf(
   matches: readonly MatchLike[],

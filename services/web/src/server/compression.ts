@@ -10,7 +10,7 @@ export type Encoding = 'br' | 'gzip';
 const BROTLI_QUALITY = 4;
 const GZIP_LEVEL = 6;
 /** Smaller bodies (a redirect's JSON, say) are sent as they are: compressing them saves less than it costs. */
-export const MIN_COMPRESS_BYTES = 1024;
+const MIN_COMPRESS_BYTES = 1024;
 const COMPRESSIBLE_TYPE = /^(?:text\/html|application\/json|application\/x-ndjson)\b/;
 
 /** The encoding to use for an Accept-Encoding header: brotli before gzip, none when neither is accepted. */

@@ -3,8 +3,8 @@
 // a change of that state shows it fresh.
 import type { RouteHandle } from '../framework/route-table.ts';
 
-export const SHAREABLE_DOCUMENT = 'private, no-cache';
-export const PRIVATE_DOCUMENT = 'no-store';
+const SHAREABLE_DOCUMENT = 'private, no-cache';
+const PRIVATE_DOCUMENT = 'no-store';
 
 /** Names of the cookies a Cookie header carries. */
 export function cookieNames(header: string | undefined): Set<string> {

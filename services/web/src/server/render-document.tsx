@@ -36,7 +36,7 @@ export interface DocumentParts {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON inside a <script> element: nothing can close the element or start a comment. */
-export const jsonForScript = (value: unknown) =>
+const jsonForScript = (value: unknown) =>
   JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')
@@ -140,7 +140,7 @@ export interface RenderedDocument {
  * can render the error boundary instead. Errors after the shell are reported through `onLateError`.
  */
 /** A render still streaming after this is cut off (the shell is long sent; React finishes on the client). */
-export const RENDER_TIMEOUT_MS = 10_000;
+const RENDER_TIMEOUT_MS = 10_000;
 
 export function renderDocument(
   parts: DocumentParts,

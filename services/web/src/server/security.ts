@@ -48,7 +48,7 @@ export function registerSecurityHeaders(app: FastifyInstance, options: SecurityO
   });
 }
 
-export function helmetOptions(options: SecurityOptions): HelmetOptions {
+function helmetOptions(options: SecurityOptions): HelmetOptions {
   const connectOrigins = options.connectOrigins ?? [];
   return {
     contentSecurityPolicy: {
