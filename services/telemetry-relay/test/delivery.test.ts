@@ -22,7 +22,16 @@ import {
 } from '../src/upstream/forward.ts';
 import { createOutage } from '../src/upstream/outage.ts';
 import { openSpool, type Spool, type SpoolEntry } from '../src/upstream/spool.ts';
-import { attachmentItem, envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
+import {
+  attachmentItem,
+  envelope,
+  eventItem,
+  eventually,
+  leaseDue,
+  readSpooledBody,
+  removeTempDirs,
+  tempDir,
+} from './helpers.ts';
 
 let upstream: Awaited<ReturnType<typeof startCountingUpstream>>;
 beforeAll(async () => {
@@ -105,7 +114,7 @@ describe('delivery: mode × upstream × memory × shutdown', () => {
     spool.close();
     spool = openSpool({ dir, sync: 'normal' });
     const spooled = await Promise.all(
-      spool.leaseDue(Date.now() + 3_600_000, 100).map(async (row) => eventIdOf(await spool.readBody(row))),
+      leaseDue(spool, Date.now() + 3_600_000, 100).map(async (row) => eventIdOf(await readSpooledBody(spool, row))),
     );
     spool.close();
     const answered = (...outcomes: Answer[]) =>

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Config, loadConfig } from '../src/config.ts';
+import type { Spool, SpoolRecord } from '../src/upstream/spool.ts';
 
 export const EVENT_ID = '9ec79c33ec9942ab8353589fcb2e04dc';
 
@@ -147,5 +148,22 @@ export async function watchEventLoop<T>(work: () => Promise<T>): Promise<{ resul
     return { result, maxDelayMs: delay.max / 1e6 };
   } finally {
     delay.disable();
+  }
+}
+
+/** Up to `maxRows` due rows, leased without screening (what replay would lease with memory to spare). */
+export function leaseDue(spool: Spool, now: number, maxRows: number): SpoolRecord[] {
+  return spool.lease({ now, maxRows, maxBytes: Number.POSITIVE_INFINITY }).rows;
+}
+
+/** A leased row's whole body, from its row or its file (rejects as `openBody` does: lost, not ours, a link). */
+export async function readSpooledBody(spool: Spool, row: SpoolRecord | undefined): Promise<Buffer> {
+  if (!row) throw new Error('no row was leased');
+  if (row.body !== undefined) return row.body;
+  const { handle } = await spool.openBody(row, 0);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
   }
 }

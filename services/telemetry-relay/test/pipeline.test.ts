@@ -1,9 +1,11 @@
 import { ignoreRules } from '@app/telemetry-rules';
 import { describe, expect, it } from 'vitest';
+import { itemCategory, KNOWN_ITEM_TYPES } from '../src/envelope/categories.ts';
 import { parseDsn } from '../src/envelope/dsn.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';
 import { parseRateLimits } from '../src/envelope/rate-limit-header.ts';
 import type { RelayError } from '../src/errors.ts';
+import { typeLabel } from '../src/ops/metrics.ts';
 import { AUTHORIZE_CACHE_SIZE, createAuthorizer } from '../src/pipeline/authorize.ts';
 import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
 import { createFilter } from '../src/pipeline/filter.ts';
@@ -247,6 +249,18 @@ describe('rate limits', () => {
       ]),
     );
     expect(limits.apply(DSN, parsed.items, now).items.map((i) => i.type)).toEqual(['client_report']);
+  });
+});
+
+describe('item types: one list for rate limits and metric labels', () => {
+  it.each([...KNOWN_ITEM_TYPES])('%s has a category (client reports: internal) and is its own metric label', (type) => {
+    expect(itemCategory(type)).toBeDefined();
+    expect(typeLabel(type)).toBe(type);
+  });
+
+  it.each(['integration', 'made_up', ''])('%j is labelled unknown and has no category', (type) => {
+    expect(typeLabel(type)).toBe('unknown');
+    expect(itemCategory(type)).toBeUndefined();
   });
 });
 

@@ -13,8 +13,10 @@ import {
   errorEvent,
   eventItem,
   eventually,
+  leaseDue,
   post,
   type RunningRelay,
+  readSpooledBody,
   removeTempDirs,
   startRelay,
   tempDir,
@@ -361,9 +363,9 @@ describe('large envelopes (bodies in their own files)', () => {
     const spool = openSpool({ dir: fast.config.spool.dir, sync: 'normal' });
     try {
       expect([spool.count, spool.bytes]).toEqual([1, body.length]);
-      const [row] = spool.leaseDue(Date.now(), 1);
+      const [row] = leaseDue(spool, Date.now(), 1);
       expect(row?.bodyFile).toBeDefined();
-      expect((await spool.readBody(row as NonNullable<typeof row>)).equals(body)).toBe(true);
+      expect((await readSpooledBody(spool, row)).equals(body)).toBe(true);
     } finally {
       spool.close();
     }

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SpoolBodyLostError } from '../src/upstream/body-files.ts';
 import { fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
 import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/upstream/spool.ts';
-import { eventually, removeTempDirs, tempDir } from './helpers.ts';
+import { eventually, leaseDue, readSpooledBody, removeTempDirs, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
 
@@ -34,15 +34,15 @@ describe('spool (SQLite, WAL)', () => {
     const spool = openSpool({ dir: tempDir('spool-'), sync: 'normal' });
     const ids = spool.insert([1, 2, 3].map((n) => ({ entry: entry(n), leased: false, nextAttemptAt: 0 })));
     expect([spool.count, spool.bytes]).toEqual([3, 12]);
-    const first = spool.leaseDue(5000, 2);
+    const first = leaseDue(spool, 5000, 2);
     expect(first.map((r) => r.id)).toEqual(ids.slice(0, 2));
     expect(first[0]).toMatchObject({ headers: { 'x-sentry-forwarded-for': '203.0.113.1' }, acceptedAt: 1001 });
     expect(first[0]?.body?.equals(Buffer.from([1, 0, 10, 255]))).toBe(true);
-    expect(spool.leaseDue(5000, 10).map((r) => r.id)).toEqual([ids[2]]); // leased rows are not offered again
+    expect(leaseDue(spool, 5000, 10).map((r) => r.id)).toEqual([ids[2]]); // leased rows are not offered again
     spool.remove([ids[0] as number]);
     spool.reschedule(ids[1] as number, 1, 9000);
-    expect(spool.leaseDue(5000, 10)).toEqual([]);
-    expect(spool.leaseDue(9000, 10).map((r) => [r.id, r.attempts])).toEqual([[ids[1], 1]]);
+    expect(leaseDue(spool, 5000, 10)).toEqual([]);
+    expect(leaseDue(spool, 9000, 10).map((r) => [r.id, r.attempts])).toEqual([[ids[1], 1]]);
     expect([spool.count, spool.bytes]).toEqual([2, 8]);
     spool.close();
   });
@@ -54,7 +54,7 @@ describe('spool (SQLite, WAL)', () => {
       { entry: entry(2, 20_000), leased: false, nextAttemptAt: 60_000 },
     ]);
     spool.wakeAll(100);
-    expect(spool.leaseDue(100, 10).map((r) => r.id)).toEqual([a, b]);
+    expect(leaseDue(spool, 100, 10).map((r) => r.id)).toEqual([a, b]);
     expect(spool.oldestAcceptedAt()).toBe(10);
     expect(spool.expire(1000)).toBe(1);
     expect([spool.count, spool.oldestAcceptedAt()]).toEqual([1, 20_000]);
@@ -71,7 +71,7 @@ describe('spool (SQLite, WAL)', () => {
     before.close(); // closing does not release leases: the rows stay as a dead process would leave them
     const after = openSpool({ dir, sync: 'normal' });
     expect([after.count, after.bytes]).toEqual([2, 8]);
-    expect(after.leaseDue(Date.now(), 10).map((r) => r.body?.[0])).toEqual([1, 2]);
+    expect(leaseDue(after, Date.now(), 10).map((r) => r.body?.[0])).toEqual([1, 2]);
     after.close();
   });
 
@@ -87,7 +87,7 @@ describe('spool (SQLite, WAL)', () => {
     old.close();
     const spool = openSpool({ dir, sync: 'normal' });
     expect([spool.count, spool.bytes]).toEqual([1, 100_000]);
-    const [row] = spool.leaseDue(Date.now(), 1);
+    const [row] = leaseDue(spool, Date.now(), 1);
     expect(row?.body?.equals(Buffer.alloc(100_000, 9))).toBe(true);
     spool.close();
   });
@@ -123,11 +123,11 @@ describe('spool: large bodies in their own files', () => {
     expect(bodyFiles(dir)).toEqual([a.bodyFile]);
     expect([spool.count, spool.bytes]).toEqual([2, big.body.length + 4]);
 
-    const [first, second] = spool.leaseDue(Date.now(), 10);
+    const [first, second] = leaseDue(spool, Date.now(), 10);
     expect(first).toMatchObject({ id: a.id, bodyFile: a.bodyFile, size: big.body.length, body: undefined });
-    expect((await spool.readBody(first as NonNullable<typeof first>)).equals(big.body)).toBe(true);
+    expect((await readSpooledBody(spool, first)).equals(big.body)).toBe(true);
     expect(second?.body?.equals(entry(2).body)).toBe(true);
-    expect(spool.leaseDue(Date.now(), 10)).toEqual([]); // leased: not offered twice
+    expect(leaseDue(spool, Date.now(), 10)).toEqual([]); // leased: not offered twice
 
     expect(spool.remove([a.id])).toBe(1);
     expect([spool.count, spool.bytes]).toEqual([1, 4]);
@@ -167,9 +167,9 @@ describe('spool: large bodies in their own files', () => {
     expect(after.recovered).toEqual({ lostRows: 2, orphanFiles: 1, expiredRows: 0 });
     expect(bodyFiles(dir)).not.toContain(orphan);
     expect([after.count, after.bytes]).toEqual([2, BODY_FILE_THRESHOLD + 1 + 4]);
-    const rows = after.leaseDue(Date.now(), 10);
+    const rows = leaseDue(after, Date.now(), 10);
     expect(rows.map((r) => r.id)).toEqual([kept.id, expect.any(Number)]);
-    expect((await after.readBody(rows[0] as NonNullable<(typeof rows)[0]>)).equals(large(1).body)).toBe(true);
+    expect((await readSpooledBody(after, rows[0])).equals(large(1).body)).toBe(true);
     after.close();
   });
 
@@ -177,9 +177,9 @@ describe('spool: large bodies in their own files', () => {
     const dir = tempDir('spool-');
     const spool = openSpool({ dir, sync: 'normal' });
     const { bodyFile } = await spoolOne(spool, large(1));
-    const [row] = spool.leaseDue(Date.now(), 1);
+    const [row] = leaseDue(spool, Date.now(), 1);
     unlinkSync(join(dir, 'bodies', bodyFile as string));
-    await expect(spool.readBody(row as NonNullable<typeof row>)).rejects.toBeInstanceOf(SpoolBodyLostError);
+    await expect(readSpooledBody(spool, row)).rejects.toBeInstanceOf(SpoolBodyLostError);
     spool.close();
   });
 
@@ -255,7 +255,7 @@ describe('spool: leasing by bytes', () => {
       { entry: entry(3), leased: false, nextAttemptAt: 50_000 },
     ]) as [number, number, number];
     expect(spool.unleasedCount).toBe(2);
-    expect(spool.leaseDue(1000, 10).map((r) => r.id)).toEqual([b]);
+    expect(leaseDue(spool, 1000, 10).map((r) => r.id)).toEqual([b]);
     expect(spool.unleasedCount).toBe(1);
     spool.reschedule(b, 1, 60_000);
     spool.reschedule(b, 1, 60_000); // not leased any more: a no-op
@@ -284,7 +284,7 @@ describe('spool: leasing by bytes', () => {
     before.close();
     const after = openSpool({ dir, sync: 'normal', maxAgeMs: 3_600_000 });
     expect(after.recovered).toEqual({ lostRows: 0, orphanFiles: 0, expiredRows: 1 });
-    expect(after.leaseDue(Date.now(), 10).map((r) => r.body?.[0])).toEqual([2]);
+    expect(leaseDue(after, Date.now(), 10).map((r) => r.body?.[0])).toEqual([2]);
     await eventually(() => readdirSync(join(dir, 'bodies')).length === 0, 2000, 'the expired body file unlinked');
     after.close();
   });
@@ -297,7 +297,7 @@ describe('spool: leasing by bytes', () => {
       Buffer.alloc(200_000, 5),
     ]);
     await spoolAll(spool, [{ ...entry(1), body }]);
-    const [row] = spool.leaseDue(Date.now(), 1);
+    const [row] = leaseDue(spool, Date.now(), 1);
     const read = async (heldMs: number) => {
       const file = await spool.openBody(row as NonNullable<typeof row>, heldMs);
       const chunks: Buffer[] = [];
@@ -335,9 +335,9 @@ describe('spool: body file names come from the database and are not trusted', ()
       id,
     );
     db.close();
-    const [row] = spool.leaseDue(Date.now(), 1);
+    const [row] = leaseDue(spool, Date.now(), 1);
     await expect(spool.openBody(row as NonNullable<typeof row>, 0)).rejects.toBeInstanceOf(SpoolBodyLostError);
-    await expect(spool.readBody(row as NonNullable<typeof row>)).rejects.toBeInstanceOf(SpoolBodyLostError);
+    await expect(readSpooledBody(spool, row)).rejects.toBeInstanceOf(SpoolBodyLostError);
     spool.close();
     // At the next start the row is dropped as lost; the file it names is left alone.
     const after = openSpool({ dir, sync: 'normal' });
@@ -358,8 +358,8 @@ describe('spool: body file names come from the database and are not trusted', ()
     writeFileSync(target, Buffer.alloc(100_000, 2));
     unlinkSync(join(dir, 'bodies', bodyFile));
     symlinkSync(target, join(dir, 'bodies', bodyFile));
-    const [row] = spool.leaseDue(Date.now(), 1);
-    await expect(spool.readBody(row as NonNullable<typeof row>)).rejects.toThrow(/symbolic link/);
+    const [row] = leaseDue(spool, Date.now(), 1);
+    await expect(readSpooledBody(spool, row)).rejects.toThrow(/symbolic link/);
     spool.close();
     expect(openSpool({ dir, sync: 'normal' }).recovered.lostRows).toBe(1);
   });

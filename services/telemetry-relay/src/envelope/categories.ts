@@ -27,6 +27,9 @@ const CATEGORY: Record<string, string> = {
   raw_security: 'security',
 };
 
+/** Item types the relay knows: those with a category, and client reports. */
+export const KNOWN_ITEM_TYPES: ReadonlySet<string> = new Set([...Object.keys(CATEGORY), 'client_report']);
+
 export const KNOWN_CATEGORIES = new Set([...Object.values(CATEGORY), 'default', 'attachment_item', 'profile_chunk_ui']);
 
 /** The category of an item, 'internal' for client reports, undefined when unknown. */

@@ -1,12 +1,9 @@
 import { isIP } from 'node:net';
 import { isRelayTimestamp } from './rfc3339.ts';
 
-/**
- * The header keys Sentry's Relay deserializes into typed fields, with the types it insists on (relay-server's
- * `EnvelopeHeaders` + `RequestMeta`, and `ItemHeaders`). Relay refuses the whole envelope when one of them has
- * another type, or appears twice; any other key is kept as it is (and a repeated one keeps its last value, as
- * JSON.parse does). `null` stands for "absent" where the field is optional.
- */
+// The header keys Sentry's Relay reads into typed fields (`EnvelopeHeaders`, `RequestMeta`, `ItemHeaders`), with the
+// types it insists on: it refuses the envelope when one has another type or appears twice. Other keys pass as they
+// are; `null` stands for "absent" where the field is optional.
 
 export interface FieldRule {
   /** What the value must be, for the error message. */

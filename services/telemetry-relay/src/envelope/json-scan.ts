@@ -11,13 +11,9 @@ import {
   ZERO,
 } from './bytes.ts';
 
-/**
- * What JSON.parse lets through in a header line but Sentry's parser (serde_json into typed structs) does not:
- * a key given twice (JSON.parse keeps the last silently), a `\u` escape that is half of a surrogate pair, and an
- * integer field written as `2.0`, `2e0` or `-0` — and whether the line is plain ASCII (JSON.parse reads invalid
- * UTF-8 as U+FFFD; serde_json refuses it). `scanJson` finds out in one pass without allocating; the rare lines it
- * flags are looked at again with `members`.
- */
+// What JSON.parse lets through in a header line but Relay's serde_json does not — a key given twice, half a surrogate
+// pair in a `\u` escape, an integer written as `2.0`, `2e0` or `-0`, invalid UTF-8 — found in one pass without
+// allocating (`scanJson`); the rare lines it flags are looked at again with `members`.
 
 export interface JsonScan {
   /** Members of the outermost object, counted as written (a key given twice counts twice). */

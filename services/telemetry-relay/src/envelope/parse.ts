@@ -4,21 +4,11 @@ import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from '.
 import { readHeader } from './header-json.ts';
 import type { Envelope, EnvelopeHeader, EnvelopeItem } from './types.ts';
 
-export type { EnvelopeHeader } from './types.ts';
-
-/**
- * Envelope parser per Sentry's spec (develop-docs "Envelopes") and Sentry's Relay (`Envelope::parse_request`,
- * `Item::parse`), so that an envelope accepted here is one Relay accepts:
- *
- *     Envelope = Headers { "\n" Item } [ "\n" ]      Item = Headers "\n" Payload
- *
- * Headers are one line of JSON (see header-json.ts for what Relay demands of one). An item with `length` has exactly
- * that many payload bytes, followed by "\n" or the end; an item without runs to the next "\n" or the end. Only "\n"
- * ends a line ("\r" is payload). Relay skips whitespace before an item header (so blank lines between items pass)
- * but refuses an envelope that ends in whitespace after its final newline. Payloads are never decoded here; header
- * lines and payloads are views into the body, so an unchanged envelope is forwarded byte for byte. Errors say what
- * was wrong and at which byte offset.
- */
+// Stages 2 and 4: the envelope header line (parseEnvelopeHeader, as soon as it arrives, so the DSN is authorized
+// before any item is read), then the items — accepting what Sentry's Relay accepts (`Envelope::parse_request`):
+//     Envelope = Headers { "\n" Item } [ "\n" ]      Item = Headers "\n" Payload
+// An item with `length` has that many payload bytes, one without runs to the next "\n"; header lines and payloads
+// are views into the body (an unchanged envelope is forwarded byte for byte); errors name the byte offset.
 
 export interface ParseLimits {
   /** Longest envelope header line, in bytes. */
@@ -41,9 +31,9 @@ export const DEFAULT_MAX_ITEM_HEADER_BYTES = 8 * 1024;
 export const DEFAULT_MAX_TOTAL_HEADER_BYTES = 256 * 1024;
 
 /** Item types whose payload is a single JSON event-like document, bounded like Relay's max_event_size. */
-export const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'user_report', 'security', 'check_in']);
+const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'user_report', 'security', 'check_in']);
 /** Relay-internal item types (`ItemType::is_internal`): Relay's envelope endpoint refuses them from clients. */
-export const INTERNAL_ITEM_TYPES: ReadonlySet<string> = new Set(['integration']);
+const INTERNAL_ITEM_TYPES: ReadonlySet<string> = new Set(['integration']);
 
 /**
  * The envelope header, from its line (without the newline) — what the body reader hands over as soon as the first

@@ -1,11 +1,7 @@
-/**
- * One byte budget for everything the relay holds in memory at once: request bodies as they arrive (compressed and
- * decompressed), bodies held for sending (the memory queue), replayed bodies and upstream sends. A part that cannot
- * take what it needs does not allocate: the tunnel refuses the request (503 + Retry-After), delivery spools to disk
- * instead of holding, replay waits. See the relay README, "Memory model".
- *
- * Plain counters, no allocation: `take` and `release` sit on the hot path.
- */
+// One byte budget for everything the relay holds at once outside V8's heap; a part that cannot take what it needs
+// does not allocate (the tunnel refuses, delivery spools, replay waits): docs/decisions/003-memory-budget.md.
+
+/** Plain counters, no allocation: `take` and `release` sit on the hot path. */
 export interface MemoryBudget {
   /** Bytes the budget allows in all. */
   readonly limit: number;

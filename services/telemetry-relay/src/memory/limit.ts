@@ -1,7 +1,7 @@
 import { containerMemoryLimit } from '@app/service-kit';
 
 /** The budget's default share of the container's memory limit; the image gives V8's heap the same share. */
-export const BUDGET_SHARE_OF_LIMIT = 0.3;
+const BUDGET_SHARE_OF_LIMIT = 0.3;
 /** Without a container limit (a developer's machine, the benchmark): a fixed budget. */
 export const BUDGET_WITHOUT_LIMIT = 256 * 1024 * 1024;
 

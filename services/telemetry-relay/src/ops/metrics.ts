@@ -1,5 +1,6 @@
 import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { KNOWN_ITEM_TYPES } from '../envelope/categories.ts';
 
 /**
  * The relay's Prometheus metrics. Labels stay bounded: `project` is an allowlisted project id (or "loopback"),
@@ -16,12 +17,6 @@ export interface RelayMetrics {
   upstreamDuration: Histogram<'outcome'>;
   spoolDropped: Counter<'reason'>;
 }
-
-const KNOWN_TYPES = new Set([
-  'event', 'transaction', 'span', 'session', 'sessions', 'attachment', 'feedback', 'user_report', 'client_report',
-  'replay_event', 'replay_recording', 'replay_video', 'profile', 'profile_chunk', 'check_in', 'log', 'trace_metric',
-  'security', 'raw_security', 'statsd', 'metric_buckets', 'otel_span',
-]); // biome-ignore format: a list
 
 /**
  * A metric's labelled child by label values, cached: prom-client hashes the label object on every call otherwise,
@@ -93,7 +88,7 @@ function addPending(this: Counter<string>): void {
   }
 }
 
-export const typeLabel = (type: string) => (KNOWN_TYPES.has(type) ? type : 'unknown');
+export const typeLabel = (type: string) => (KNOWN_ITEM_TYPES.has(type) ? type : 'unknown');
 
 export function createMetrics(
   gauges: {

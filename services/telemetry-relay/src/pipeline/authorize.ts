@@ -2,11 +2,8 @@ import { createDsnAllowlist } from '../envelope/allowlist.ts';
 import { type Dsn, isLoopbackHost, parseDsn } from '../envelope/dsn.ts';
 import { RelayError } from '../errors.ts';
 
-/**
- * Stage 3: the envelope header's `dsn` must name an allowed destination (scheme, host, project id and public key all
- * equal), so the relay is never an open proxy. It needs the header alone, so the body reader can authorize as soon
- * as the first line has arrived. Returns the DSN to forward to and the metrics label of its project.
- */
+// Stage 3: the envelope header's `dsn` must name an allowed destination (scheme, host, project id and public key
+// all equal), so the relay is never an open proxy. It needs the header line alone, so it runs as soon as that arrives.
 
 export interface Authorized {
   dsn: Dsn;

@@ -2,16 +2,9 @@ import { NEWLINE } from '../envelope/bytes.ts';
 import { RelayError } from '../errors.ts';
 import type { Hold, Shortage } from '../memory/budget.ts';
 
-/**
- * Collects a request body into one buffer, charging the memory budget for every byte before it is stored, and hands
- * the envelope header line to `onHeaderLine` as soon as it has arrived, so the DSN is authorized before the items
- * are read (a refusal then stops reading).
- *
- * Small bodies stay a list of the socket's chunks; beyond GROW_FROM they are copied into one buffer as they arrive:
- * allocated once at the declared size when the length is known (no tick copies what earlier ticks copied), doubling
- * otherwise. An allocation is mapped, not touched, so resident memory and the charge follow the bytes received;
- * what declared sizes reserve ahead of their bytes is bounded per process (AHEAD_LIMIT), since V8 counts it all.
- */
+// Collects a body into one buffer, charging the memory budget for each byte before it is kept, and hands the header
+// line over as soon as it has arrived. A declared length is allocated once but charged as bytes arrive; what such
+// allocations reserve ahead is bounded per process (AHEAD_LIMIT): docs/decisions/003-memory-budget.md.
 
 const GROW_FROM = 256 * 1024;
 export const AHEAD_LIMIT = 64 * 1024 * 1024;
@@ -122,7 +115,7 @@ export function charge(hold: Hold, bytes: number): void {
 /** Seconds a refused SDK waits before sending again (it honours Retry-After on any status). */
 const OVERLOAD_RETRY_SECONDS = 5;
 
-export function shortageError(shortage: Shortage, bytes: number): RelayError {
+function shortageError(shortage: Shortage, bytes: number): RelayError {
   const headers = {
     'retry-after': String(OVERLOAD_RETRY_SECONDS),
     'x-sentry-rate-limits': `${OVERLOAD_RETRY_SECONDS}::key:relay_${shortage === 'budget' ? 'overloaded' : 'client_overloaded'}`,

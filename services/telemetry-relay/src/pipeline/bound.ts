@@ -5,12 +5,9 @@ import { charge, createBodySink } from './body-sink.ts';
 import { type Decoder, encodingFor, HEAD_BYTES, SUPPORTED_ENCODINGS } from './decoders.ts';
 import { readSmallBody, SMALL_BODY_BYTES } from './small-body.ts';
 
-/**
- * Stage 1: read the request body as bytes, bounded before and after decompression, in time and by the memory
- * budget, handing the envelope header line over as soon as it arrives (see body-sink.ts). A decompressed body may
- * be at most `maxDecompressionRatio` times the bytes received so far (beyond RATIO_FLOOR), so a 40-byte bomb stops
- * within a megabyte instead of at the envelope limit.
- */
+// Stage 1: the request body as bytes, bounded on the wire, after decompression (at most maxDecompressionRatio
+// times the bytes received, beyond RATIO_FLOOR: a 40-byte bomb stops within a megabyte), in time and by the memory
+// budget; the envelope header line is handed over as soon as it arrives (body-sink.ts).
 
 export interface BodyLimits {
   /** Most bytes on the wire (compressed, if it is). */
@@ -34,8 +31,6 @@ export interface BodyReadOptions {
 /** Any body may decompress to this much, whatever its size. */
 export const RATIO_FLOOR = 1024 * 1024;
 const YIELD_EVERY = 512 * 1024;
-
-export { SUPPORTED_ENCODINGS };
 
 const refuse = (...args: ConstructorParameters<typeof RelayError>) => Promise.reject(new RelayError(...args));
 

@@ -1,10 +1,7 @@
 import zlib from 'node:zlib';
 
-/**
- * The Content-Encodings the tunnel accepts (Relay's list), each with what its decoder holds in memory, so the
- * memory budget is charged before a decoder exists. A brotli or zstd stream names its own window, up to 16 MiB
- * (brotli) or more (zstd): the window is read from the stream's first bytes rather than assumed.
- */
+// The Content-Encodings the tunnel accepts (Relay's list), each with what its decoder holds, so the budget is charged
+// before a decoder exists: a brotli or zstd window is read from the stream's first bytes, not assumed.
 
 export type Decoder = zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | zlib.ZstdDecompress;
 

@@ -5,15 +5,9 @@ import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import type { Discarded } from '../types.ts';
 
-/**
- * Stage 4: drop error events an ignore rule matches (see @app/telemetry-rules for the exact matching rule), and the
- * attachments that belong to them (an envelope's attachments belong to its event). Sessions, spans, feedback
- * (with its screenshot), client reports, replays and unknown items are never touched.
- *
- * Only events whose raw bytes contain a rule literal are parsed (the prefilter is exact: it never changes the
- * outcome), so the common case costs a few memchr-like scans instead of a JSON.parse. An event to be parsed that
- * nests deeper than Sentry's parser allows is refused before JSON.parse spends time on it: Sentry would drop it.
- */
+// Stage 6: drop error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
+// other item types are never touched. Only events containing a rule literal are parsed (the prefilter never changes
+// a decision); one nested deeper than Sentry's parser allows is refused before JSON.parse spends time on it.
 
 export interface FilterResult {
   /** The items to keep (the envelope's own array when nothing was dropped). */

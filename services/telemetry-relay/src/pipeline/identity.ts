@@ -1,11 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/**
- * Stage 5: who sent the envelope, as Sentry needs it to infer user IP, geo and browser. The client IP is taken
- * from X-Forwarded-For only as far as TRUSTED_PROXY_HOPS allows (a client-supplied header is never believed beyond
- * that) and goes upstream as X-Sentry-Forwarded-For, which Sentry reads before anything else. Only the listed
- * headers are copied: never cookies, never the browser's Authorization.
- */
+// Stage 7: who sent the envelope, for Sentry's IP, geo and browser inference: X-Forwarded-For believed for exactly
+// TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For (which Sentry reads first); only the listed headers are
+// copied, never cookies or Authorization.
 const COPIED = [
   'user-agent',
   'origin',

@@ -3,13 +3,9 @@ import type { ParsedLimit } from '../envelope/rate-limit-header.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import type { Discarded } from '../types.ts';
 
-/**
- * Stage 6: rate limits learnt from upstream answers (429, Retry-After, X-Sentry-Rate-Limits), remembered per
- * destination DSN and category until they expire, and enforced here so a limited project does not make the relay
- * hammer Sentry: limited items are dropped, and the SDK gets the same headers back so it backs off too. Keyed by
- * DSN: the relay cannot know which projects share an organization, so an organization-wide limit is learnt per
- * project, on the first answer from each.
- */
+// Stage 5: limits learnt from upstream's answers, per DSN and category, enforced here so a limited project does not
+// make the relay hammer Sentry; the SDK gets the same headers back. Per DSN: the relay cannot know which projects
+// share an organization, so an organization-wide limit is learnt per project.
 
 const ALL = '';
 

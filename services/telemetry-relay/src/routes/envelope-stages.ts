@@ -13,11 +13,8 @@ import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
 import type { RouteConfig } from './route-config.ts';
 
-/**
- * What every route does with an authorized envelope, in the order the data flows: rate-limit → filter → identity →
- * deliver (forward, spool on failure). The tunnel (tunnel.ts) and CSP reports (security.ts) differ only in how the
- * envelope is read. Resolves with the JSON answer; sets the rate-limit headers on `res` when items were limited.
- */
+// Stages 5–8, what every route does with an authorized envelope: rate-limit → filter → identity → deliver. The
+// tunnel (tunnel.ts) and CSP reports (security.ts) differ only in how the envelope is read.
 
 export interface StageOptions {
   config: RouteConfig;

@@ -8,16 +8,11 @@ import { createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
+import { refuse } from './refuse.ts';
 
-/**
- * POST <TUNNEL_PATH>/security?dsn=…&sentry_environment=…&sentry_release=…: browsers' CSP violation reports
- * (report-uri: one `application/csp-report`; report-to: an `application/reports+json` batch), on the product's own
- * host like the tunnel. What Sentry's security endpoint (`/api/<project>/security/?sentry_key=…`) takes, in the query
- * a whole DSN rather than its key, so the same authorizer decides. Each report becomes a `raw_security` item with
- * `sentry_release` / `sentry_environment` headers — the envelope Relay's endpoint itself makes of a report — and the
- * envelope takes the tunnel's stages: bound → authorize → rate-limit (category `security`) → filter → deliver.
- * Bodies are bounded like an event (MAX_EVENT_ITEM_BYTES); refusals are the tunnel's JSON errors.
- */
+// POST <TUNNEL_PATH>/security?dsn=…: browsers' CSP reports (report-uri's `application/csp-report`, report-to's
+// batch), what Sentry's security endpoint takes but with the whole DSN, so the same authorizer decides. Each report
+// becomes a `raw_security` item, as Relay makes them, and takes the tunnel's stages 3 and 5–8.
 
 /** The content types Sentry's security endpoint accepts. */
 const REPORT_TYPES = [
@@ -34,7 +29,7 @@ export interface SecurityReportOptions extends StageOptions {
 }
 
 /** Where reports are posted: beside the tunnel path. */
-export const securityPath = (tunnelPath: string): string => `${tunnelPath.replace(/\/+$/, '')}/security`;
+const securityPath = (tunnelPath: string): string => `${tunnelPath.replace(/\/+$/, '')}/security`;
 
 const malformed = (detail: string) => new RelayError('malformed', detail);
 
@@ -122,14 +117,12 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
       return reply.type('application/json').send(await accept(req, reply, ip));
     } catch (error) {
       if (!(error instanceof RelayError)) throw error;
-      metrics.rejected.inc({ reason: error.code });
-      req.log.warn({ code: error.code, status: error.statusCode, detail: error.message }, 'security report rejected');
-      // A refusal before the whole body arrived ends the connection; the rest is discarded as it comes.
-      if (!req.raw.complete) {
-        reply.header('connection', 'close');
-        req.raw.resume();
-      }
-      return reply.code(error.statusCode).headers(error.headers).send({ error: error.code, detail: error.message });
+      const { status, headers, body } = refuse(error, req.raw, {
+        metrics,
+        log: req.log,
+        message: 'security report rejected',
+      });
+      return reply.code(status).headers(headers).type('application/json').send(body);
     }
   };
   const path = securityPath(config.tunnelPath);

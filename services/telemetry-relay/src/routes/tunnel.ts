@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
-import { type EnvelopeHeader, parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
+import { parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
+import type { EnvelopeHeader } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
@@ -9,17 +10,12 @@ import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { readBody } from '../pipeline/bound.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
+import { refuse } from './refuse.ts';
 
-/**
- * POST <TUNNEL_PATH>: the pipeline, in the order the data flows — bound (with the envelope header line parsed and
- * authorized as soon as it arrives, before any item is read) → parse items → rate-limit → filter → identity →
- * deliver (forward, spool on failure); the stages after parsing are envelope-stages.ts, shared with CSP reports.
- *
- * This one route is served by node:http directly, ahead of Fastify (see app.ts): it is the hot path, and Fastify's
- * per-request machinery (request/reply objects, a child logger, hooks, content-type parsing) cost more than the
- * whole pipeline. What Fastify gives the other routes is done here by hand: X-Request-Id in and out, JSON errors,
- * sampled logs, Connection: close while draining, 503 once closing.
- */
+// POST <TUNNEL_PATH>, stages in the order the code runs: 1 bound (the header line 2 parsed and 3 authorized as it
+// arrives) → 4 parse items → envelope-stages.ts: 5 rate-limit → 6 filter → 7 identity → 8 deliver (9 forward).
+// Served by node:http ahead of Fastify, doing by hand what Fastify would
+// (docs/decisions/002-tunnel-path-ahead-of-fastify.md).
 
 export interface TunnelOptions extends StageOptions {
   /** The memory budget, shared fairly between clients. */
@@ -87,10 +83,13 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     res.statusCode = status;
     res.setHeader('content-type', 'application/json');
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    // A refusal before the whole body arrived (too large, a DSN not allowed, no memory) ends the connection: what
-    // is left of the body is discarded as it comes, never stored.
+    // Draining, or the body not read to its end (see refuse.ts): this connection ends with the answer.
     if (options.draining() || !req.complete) res.setHeader('connection', 'close');
     res.end(body);
+  };
+  const refused = (req: IncomingMessage, res: ServerResponse, error: RelayError, requestId: string) => {
+    const { status, body, headers } = refuse(error, req, { metrics, log, message: 'envelope rejected', requestId });
+    send(req, res, status, body, headers);
   };
 
   return (req, res) => {
@@ -103,9 +102,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
       return;
     }
     if (options.closing()) {
-      req.resume();
-      metrics.rejected.inc({ reason: 'draining' });
-      send(req, res, 503, '{"error":"draining","detail":"the relay is shutting down"}');
+      refused(req, res, new RelayError('draining', 'the relay is shutting down'), requestId);
       return;
     }
     const started = performance.now();
@@ -126,12 +123,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
       },
       (error: unknown) => {
         if (error instanceof RelayError) {
-          metrics.rejected.inc({ reason: error.code });
-          log.warn(
-            { requestId, code: error.code, status: error.statusCode, detail: error.message },
-            'envelope rejected',
-          );
-          send(req, res, error.statusCode, JSON.stringify({ error: error.code, detail: error.message }), error.headers);
+          refused(req, res, error, requestId);
           return;
         }
         metrics.rejected.inc({ reason: 'internal' });

@@ -4,20 +4,9 @@ import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FileBody, prepareFileBody } from './file-body.ts';
 
-/**
- * Large spooled bodies, one file each in `<spool dir>/bodies/`, written through libuv's thread pool so a 10 MiB
- * envelope costs the event loop a few callbacks instead of a 20 ms synchronous SQLite insert (see spool.ts), and
- * streamed from there when replayed (`open`, see file-body.ts).
- *
- * A file is written completely before a spool row names it, and unlinked only after the row is gone: a crash
- * between the two steps leaves a file no row names (removed by `reconcile` at the next start), never a row
- * pointing at a partial file. With sync = full the file's data and its directory entry are fsynced before the row
- * is committed; with sync = normal the page cache keeps them across a process kill, as it keeps SQLite's WAL.
- *
- * Names come back from the database, which this code does not trust: only names it generates (a UUID and
- * `.envelope`) are ever joined to the directory, and files are opened without following symbolic links, so a
- * tampered row cannot make the relay read or unlink anything outside `bodies/`.
- */
+// Spooled bodies over BODY_FILE_THRESHOLD, one file each in `<spool dir>/bodies/`, written and streamed through
+// libuv's thread pool. A file is complete before a row names it and unlinked after the row is gone; only names this
+// code generates are opened, never through a link (docs/decisions/001-sqlite-spool-and-body-files.md).
 
 /** A row's body file is gone, truncated, or not one this relay wrote (lost to a power cut, deleted, tampered). */
 export class SpoolBodyLostError extends Error {
@@ -27,7 +16,7 @@ export class SpoolBodyLostError extends Error {
 const NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.envelope$/;
 
 /** True for the names `write` generates; nothing else is ever opened or unlinked. */
-export const isBodyFileName = (name: string): boolean => NAME.test(name);
+const isBodyFileName = (name: string): boolean => NAME.test(name);
 
 export interface BodyFiles {
   /** Writes `body` to a new file and returns its name, once it is as durable as the spool's commits. */
@@ -38,8 +27,6 @@ export interface BodyFiles {
    * regular file, or not `size` bytes long.
    */
   open(name: string, size: number, heldMs: number): Promise<FileBody>;
-  /** The whole body of `name` in memory (inspection and tests; replay streams with `open`). */
-  read(name: string, size: number): Promise<Buffer>;
   /** Unlinks files whose rows are deleted (in the background: a file that stays is removed at the next start). */
   remove(names: readonly string[]): void;
   /**
@@ -112,14 +99,6 @@ export function openBodyFiles(spoolDir: string, sync: 'normal' | 'full'): BodyFi
       } catch (error) {
         await handle.close();
         throw error;
-      }
-    },
-    async read(name, size) {
-      const handle = await openChecked(name, size);
-      try {
-        return await handle.readFile();
-      } finally {
-        await handle.close();
       }
     },
     remove(names) {

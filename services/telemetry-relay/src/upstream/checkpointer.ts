@@ -1,12 +1,8 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * A worker thread that checkpoints the spool's WAL into the database file every `intervalMs`, so the relay's event
- * loop never pays for it (SQLite's automatic checkpoint runs inside whichever COMMIT crosses its threshold, which
- * stalls the request that happens to commit it). PASSIVE never blocks the writer.
- *
- * The worker runs plain JavaScript given as source: a .ts entry would load the type stripper into the worker's
- * isolate as well (about 20 MB more resident memory for a dozen lines).
+ * A worker thread checkpointing the spool's WAL every `intervalMs`, so no request's COMMIT pays for SQLite's automatic
+ * checkpoint; PASSIVE never blocks the writer. Plain JavaScript source: a .ts entry would load the type stripper too.
  */
 const SOURCE = `
 const { DatabaseSync } = require('node:sqlite');

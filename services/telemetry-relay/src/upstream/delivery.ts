@@ -9,24 +9,10 @@ import { createOutage } from './outage.ts';
 import type { Lease, Spool, SpoolEntry } from './spool.ts';
 import { createSpoolWriter } from './spool-writer.ts';
 
-/**
- * Stage 8: deliver every accepted envelope at least once. Three steps: `accept` makes an envelope safe by the
- * mode's promise, `pump` starts sends (envelopes held in memory first, then spooled rows, oldest first) within the
- * concurrency and the memory budget, `close` hands over what is left to the spool at shutdown.
- *
- * - `durable` mode: an envelope is committed to the spool before the browser gets its 200 (group commit, see
- *   spool-writer.ts), then sent at once; the row is deleted when upstream answers.
- * - `fast` mode: the 200 comes first and the envelope is sent from memory; it reaches the spool only if sending
- *   fails, if memory is short, or at shutdown. A crash of the process loses what is in memory.
- *
- * Memory: everything delivery holds is charged to the process-wide budget and to `maxMemoryBytes` — bodies held
- * until sent, bodies replayed from the spool, and the window a body file is streamed through. When either is
- * short an accepted envelope waits on disk instead (never refused, never dropped), and replay waits.
- *
- * One send and its answer: attempt.ts; failures and outages: outage.ts; group commit: spool-writer.ts. The spool
- * is bounded by count and bytes (new envelopes are refused with 429 + Retry-After when it is full) and by age
- * (older envelopes are dropped and counted, also before a replay).
- */
+// Stage 8: every accepted envelope reaches upstream at least once. `accept` makes it safe by SPOOL_MODE's promise
+// (durable: committed before the 200; fast: held in memory, spooled on failure or at shutdown), `pump` sends held
+// envelopes then spooled rows oldest first within the concurrency and the memory budget, `close` spools the rest.
+// Short of memory an accepted envelope waits on disk, never dropped; a full spool refuses new ones with 429.
 
 export interface DeliveryOptions {
   mode: SpoolMode;

@@ -4,17 +4,9 @@ import { Pool } from 'undici';
 import { type ParsedLimit, parseRateLimits } from '../envelope/rate-limit-header.ts';
 import { type FileBody, fileBodyStream } from './file-body.ts';
 
-/**
- * Stage 7: one POST of an envelope upstream, through a keep-alive undici Pool per upstream origin, with connect,
- * header and body timeouts. The answer is classified for the delivery stage: delivered (2xx), rate-limited (429),
- * rejected for good (other 4xx: retrying would get the same answer) or failed (network error, timeout, 5xx, 408:
- * keep it and retry later).
- *
- * It uses `Pool.dispatch` with a handler rather than `request()`: no response stream, no promise chain per
- * request — at thousands of envelopes a second that is a fifth of the relay's CPU time.
- *
- * A body is either bytes in memory or a spooled file (file-body.ts), streamed with bounded buffers.
- */
+// Stage 9 (delivery's send): one POST through a keep-alive undici Pool per origin, its answer classified: delivered,
+// rate_limited, rejected (other 4xx: retrying gets the same answer) or failed (network, timeout, 5xx, 408: retried).
+// `Pool.dispatch` rather than `request()`: no response stream or promise per send (docs/decisions/002-*).
 
 export type ForwardOutcome = 'delivered' | 'rate_limited' | 'rejected' | 'failed';
 

@@ -1,15 +1,9 @@
 import { DatabaseSync } from 'node:sqlite';
 import { STREAMED_BODY_BYTES } from './file-body.ts';
 
-/**
- * The spool's SQLite database (Node 24's built-in node:sqlite) in WAL mode: schema, pragmas, the migration of
- * spools written by older versions, and what a row is.
- *
- * synchronous=NORMAL (default): a committed envelope survives the process being killed (kill -9, OOM, crash), since
- * it is in the OS's page cache; a power loss may lose the last commits. synchronous=FULL fsyncs every commit.
- * Checkpoints run in a worker thread (checkpointer.ts); the automatic checkpoint stays on at 10 000 pages (40 MB)
- * as a backstop, should the worker ever fall behind.
- */
+// The spool's SQLite database (node:sqlite, WAL): schema, pragmas, migration of older spools, what a row is.
+// synchronous=NORMAL survives a process kill (the page cache has the commit), FULL also a power loss. Checkpoints run
+// in checkpointer.ts's thread; the automatic one stays on at 10 000 pages as a backstop.
 
 export interface SpoolEntry {
   url: string;
@@ -25,14 +19,14 @@ export interface SpoolRecord extends Omit<SpoolEntry, 'body'> {
   id: number;
   /** Body bytes, wherever they are. */
   size: number;
-  /** The body, or undefined when it is in its own file (`openBody` streams it, `readBody` loads it). */
+  /** The body, or undefined when it is in its own file (`openBody` streams it). */
   body: Buffer | undefined;
   bodyFile: string | undefined;
   /** Memory the row takes while it is sent: its body, or for a body file the window it is streamed through. */
   memoryBytes: number;
 }
 
-/** `next_attempt_at` of a row being sent: `leaseDue` never offers it, and a restart makes it due again. */
+/** `next_attempt_at` of a row being sent: `lease` never offers it, and a restart makes it due again. */
 export const LEASED = Number.MAX_SAFE_INTEGER;
 
 export function openSpoolDatabase(file: string, sync: 'normal' | 'full'): DatabaseSync {

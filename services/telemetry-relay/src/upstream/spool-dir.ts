@@ -2,14 +2,9 @@ import { lstatSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
-/**
- * The spool directory: created private (0700) when missing, checked when it must be private, and locked so that
- * one process at a time uses it.
- *
- * `private` is for a directory in a shared place (the default one, in the temp dir): another local user could
- * have created it first, or a symbolic link by its name, and would then read or plant envelopes. It is not applied
- * to an explicit SPOOL_DIR: Kubernetes mounts volumes group-writable (fsGroup), and that is fine there.
- */
+// The spool directory: created 0700, checked when it must be private (the default one, in the shared temp dir,
+// which another user could have made or linked first; not an explicit SPOOL_DIR, which Kubernetes mounts
+// group-writable), and locked so that one process at a time uses it.
 
 /** Another live process holds the spool directory (two replicas must never share one). */
 export class SpoolInUseError extends Error {

@@ -2,13 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Spool, SpoolEntry } from './spool.ts';
 
 /**
- * Group commit and acknowledgements: every envelope written during one event-loop turn is inserted in one
- * transaction, and every delivered row acknowledged during one turn is deleted in one transaction. A commit costs
- * about the same for one row as for a hundred, so at thousands of envelopes a second this is what keeps the spool
- * off the hot path. A large body is written to its own file first (off the event loop); its row joins the batch
- * of the turn in which the file is complete.
- *
- * Deleting late is safe: a crash before an acknowledgement is committed means one more delivery, not a loss.
+ * Group commit: every envelope written in one event-loop turn is inserted in one transaction, every row acknowledged
+ * in one turn deleted in one (a commit costs about the same for one row as for a hundred); a large body's row joins
+ * the turn its file is complete in. Deleting late is safe: a crash before the delete means one more delivery.
  */
 export interface SpoolWriter {
   /** Commits `entry` with this turn's other writes; resolves with its row id once it is on disk. */

@@ -17,22 +17,10 @@ import {
 import { lockSpoolDir, prepareSpoolDir } from './spool-dir.ts';
 
 export type { SpoolEntry, SpoolRecord } from './spool-db.ts';
-export { SpoolInUseError, SpoolUnsafeError } from './spool-dir.ts';
 
-/**
- * The durable spool: envelopes accepted but not yet delivered, one row each in SQLite (spool-db.ts; the relay
- * README, "Spool storage", says why SQLite rather than a segment log). Writes are batched per event-loop tick by
- * spool-writer.ts (group commit), which delivery uses; this module is the rows themselves.
- *
- * A body over BODY_FILE_THRESHOLD lives in a file of its own (body-files.ts) and its row only names it: an insert's
- * cost grows with the blob (0.16-0.18 ms at 64 KiB, 1.7-2.2 ms at 1 MiB, 19-25 ms at 10 MiB, all on the event
- * loop), while a file is written and streamed through the thread pool.
- *
- * Replay leases rows by bytes (`lease`): oldest first, as many as fit in the memory the caller has free, where a
- * row costs its body in memory or, for a body in a file, only the window it is streamed through. Rows too old or
- * no longer allowed are deleted on the way instead of being sent. A leased row has next_attempt_at = LEASED, so it
- * is never handed out twice; rows leased when the process died are due again at the next start.
- */
+// The durable spool: one SQLite row per envelope accepted but not delivered (why SQLite, and why bodies over
+// BODY_FILE_THRESHOLD go to files: docs/decisions/001-sqlite-spool-and-body-files.md). Replay leases rows oldest
+// first by the memory they take; a leased row (next_attempt_at = LEASED) is never handed out twice.
 
 export interface SpoolInsert {
   entry: SpoolEntry;
@@ -92,12 +80,8 @@ export interface Spool {
   remove(ids: readonly number[]): number;
   /** Leases due rows, oldest first, within `maxRows` and `maxBytes`, after deleting expired and refused ones. */
   lease(request: LeaseRequest): Lease;
-  /** `lease` without screening: up to `maxRows` due rows (within `maxBytes`, if given). */
-  leaseDue(now: number, maxRows: number, maxBytes?: number): SpoolRecord[];
   /** A leased file row's body, opened to be streamed; SpoolBodyLostError when the file is gone or not ours. */
   openBody(record: SpoolRecord, heldMs: number): Promise<FileBody>;
-  /** A leased row's whole body in memory; SpoolBodyLostError as `openBody`. */
-  readBody(record: SpoolRecord): Promise<Buffer>;
   /** Gives a leased row back, due at `nextAttemptAt`. */
   reschedule(id: number, attempts: number, nextAttemptAt: number): void;
   /** Makes every waiting (not leased) row due now: upstream is back. */
@@ -245,16 +229,9 @@ export function openSpool(options: SpoolOptions): Spool {
         return lease;
       });
     },
-    leaseDue(now, maxRows, maxBytes = Number.POSITIVE_INFINITY) {
-      return spool.lease({ now, maxRows, maxBytes }).rows;
-    },
     async openBody(record, heldMs) {
       if (record.bodyFile === undefined) throw new Error(`spool row ${record.id} holds its body: nothing to open`);
       return files.open(record.bodyFile, record.size, heldMs);
-    },
-    async readBody(record) {
-      if (record.body !== undefined) return record.body;
-      return files.read(record.bodyFile as string, record.size);
     },
     reschedule(id, attempts, nextAttemptAt) {
       unleased += Number(release.run(attempts, nextAttemptAt, id, LEASED).changes);

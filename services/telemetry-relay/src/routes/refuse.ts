@@ -1,0 +1,30 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { RelayError } from '../errors.ts';
+import type { RelayMetrics } from '../ops/metrics.ts';
+
+/** A refusal as a route sends it: status, headers and the JSON body `{"error", "detail"}`. */
+export interface Refusal {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: string;
+}
+
+/**
+ * Counts and logs a refusal and says how to answer it, the same on every route. A refusal before the whole body
+ * arrived (too large, a DSN not allowed, no memory) ends the connection: the rest is discarded as it comes.
+ */
+export function refuse(
+  error: RelayError,
+  req: IncomingMessage,
+  context: { metrics: RelayMetrics; log: FastifyBaseLogger; message: string; requestId?: string },
+): Refusal {
+  context.metrics.rejected.inc({ reason: error.code });
+  context.log.warn(
+    { requestId: context.requestId, code: error.code, status: error.statusCode, detail: error.message },
+    context.message,
+  );
+  req.resume();
+  const headers = req.complete ? error.headers : { ...error.headers, connection: 'close' };
+  return { status: error.statusCode, headers, body: JSON.stringify({ error: error.code, detail: error.message }) };
+}
