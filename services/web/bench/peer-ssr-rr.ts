@@ -13,6 +13,8 @@ const scratch = fileURLToPath(new URL('../.cache/peers/ssr-rr/', import.meta.url
 
 export interface Peer {
   url: string;
+  /** The server's process (taskset execs node in its place). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export async function startSsrRrPeer(dir: string, pin: string[] = []): Promise<P
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

@@ -3,17 +3,23 @@
 // first-load JavaScript size and, from Chromium, hydration time with and without Sentry. Ratios are the result:
 // absolute numbers on a shared 2-core machine are noise, ratios measured side by side are not.
 //
+// The React Router framework peer (ssr-rr: `react-router-serve`, its 50-item list at /items, no Sentry) runs pinned
+// beside them, prepared as the Lighthouse bench does (peer-ssr-rr.ts); BENCH_PEERS=off leaves it out.
+//
 // Env: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_BASELINE (the services/web folder of another checkout, built, e.g.
 // a `git worktree` of main: its server runs beside this one in the same rounds, so a change is measured against what
-// it replaces on the same machine at the same time), BENCH_THROUGHPUT_ONLY=1 (skip the bundle and Chromium parts).
+// it replaces on the same machine at the same time), BENCH_THROUGHPUT_ONLY=1 (skip the bundle and Chromium parts),
+// BENCH_ONLY (a regular expression: only the targets whose names match, e.g. `SSR \\(|bare|ssr-rr`).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { startCaptureServer } from '@app/test-kit';
 import { measureBrowser } from './browser.ts';
 import { measureFirstLoad } from './bundle-size.ts';
 import { measureCompressionCost } from './compression-cost.ts';
+import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -22,11 +28,31 @@ const CONNECTIONS = 10;
 const SAMPLE_RATE = '0.1';
 const PAGE = '/catalog?limit=50';
 const BASELINE = process.env.BENCH_BASELINE;
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+const PEER_PAGE = '/items';
+const PEER = 'ssr-rr (React Router framework)';
 
 interface Target {
   name: string;
   url: string;
+  /** The server's process, whose CPU time per request is measured beside its throughput. */
+  pid: number | undefined;
   headers?: Record<string, string>;
+}
+
+interface Result {
+  rps: number;
+  p99Ms: number;
+  /** The server's CPU time (user + system) per request answered: what the machine's other load barely changes. */
+  cpuMs: number;
+}
+
+const TICKS_PER_SECOND = 100;
+/** utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat, after the command's parentheses). */
+function cpuTimeMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 function build(): void {
@@ -87,7 +113,8 @@ async function startPinned(
 }
 
 /** Runs wrk without blocking this process, which meanwhile drains the servers' logs and runs the capture server. */
-async function wrk(target: Target): Promise<{ rps: number; p99Ms: number }> {
+async function wrk(target: Target): Promise<Result> {
+  const cpuBefore = cpuTimeMs(target.pid);
   const headers = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const child = spawn(
     'taskset',
@@ -99,13 +126,15 @@ async function wrk(target: Target): Promise<{ rps: number; p99Ms: number }> {
     out += chunk.toString();
   });
   const [code] = (await once(child, 'exit')) as [number | null];
+  const cpu = cpuTimeMs(target.pid) - cpuBefore;
   if (code !== 0) throw new Error(`wrk exited ${code} for ${target.name}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
   const factor = { us: 0.001, ms: 1, s: 1000 }[(p99?.[2] ?? 'ms') as 'us' | 'ms' | 's'];
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   if (non2xx) throw new Error(`${target.name}: ${non2xx[1]} failed responses`);
-  return { rps, p99Ms: Number(p99?.[1]) * factor };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  return { rps, p99Ms: Number(p99?.[1]) * factor, cpuMs: cpu / requests };
 }
 
 /** The document's body in the chunks the server wrote (over loopback, one per socket write). */
@@ -121,6 +150,9 @@ async function chunksOf(url: string): Promise<Buffer[]> {
   return chunks;
 }
 
+const line = (r: Result) =>
+  `${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms  CPU ${r.cpuMs.toFixed(3)} ms/req`;
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -128,6 +160,7 @@ const median = (values: number[]) => {
 
 async function main(): Promise<void> {
   build();
+  const peerDir = process.env.BENCH_PEERS === 'off' ? undefined : prepareSsrRrPeer();
   const capture = await startCaptureServer();
   const startWeb = (env: Record<string, string> = {}, cwd?: string) =>
     startPinned(
@@ -143,33 +176,40 @@ async function main(): Promise<void> {
   const baseline = BASELINE ? await startWeb({}, BASELINE) : undefined;
   const bareStream = await startPinned(['dist/bench/bare.js'], { RENDER: 'stream' }, /listening/);
   const bareString = await startPinned(['dist/bench/bare.js'], { RENDER: 'string' }, /listening/);
+  const peer: Peer | undefined = peerDir ? await startSsrRrPeer(peerDir, ['-c', '0']) : undefined;
   const dataHeaders = { 'X-Page-Data': '1', 'X-Page-Data-Routes': 'root,catalog-list' };
-  const targets: Target[] = [
-    { name: 'web SSR (document)', url: `http://127.0.0.1:${web.port}${PAGE}` },
-    { name: 'web page data', url: `http://127.0.0.1:${web.port}${PAGE}`, headers: dataHeaders },
+  const servedBy = (server: { child: ChildProcess; port: number }, path = PAGE) => ({
+    url: `http://127.0.0.1:${server.port}${path}`,
+    pid: server.child.pid,
+  });
+  const allTargets: Target[] = [
+    { name: 'web SSR (document)', ...servedBy(web) },
+    { name: 'web page data', ...servedBy(web), headers: dataHeaders },
     // wrk sends no Accept-Encoding: the two above are uncompressed, these pay for on-the-fly compression.
-    { name: 'web SSR br', url: `http://127.0.0.1:${web.port}${PAGE}`, headers: { 'Accept-Encoding': 'br' } },
-    { name: 'web SSR gzip', url: `http://127.0.0.1:${web.port}${PAGE}`, headers: { 'Accept-Encoding': 'gzip' } },
+    { name: 'web SSR br', ...servedBy(web), headers: { 'Accept-Encoding': 'br' } },
+    { name: 'web SSR gzip', ...servedBy(web), headers: { 'Accept-Encoding': 'gzip' } },
     {
       name: 'web SSR br, COMPRESSION=off',
-      url: `http://127.0.0.1:${uncompressed.port}${PAGE}`,
+      ...servedBy(uncompressed),
       headers: { 'Accept-Encoding': 'br' },
     },
     {
       name: 'web page data br',
-      url: `http://127.0.0.1:${web.port}${PAGE}`,
+      ...servedBy(web),
       headers: { ...dataHeaders, 'Accept-Encoding': 'br' },
     },
-    { name: 'bare renderToPipeableStream', url: `http://127.0.0.1:${bareStream.port}/` },
-    { name: 'bare renderToString', url: `http://127.0.0.1:${bareString.port}/` },
+    { name: 'bare renderToPipeableStream', ...servedBy(bareStream, '/') },
+    { name: 'bare renderToString', ...servedBy(bareString, '/') },
+    ...(peer ? [{ name: PEER, url: `${peer.url}${PEER_PAGE}`, pid: peer.pid }] : []),
     ...(baseline
       ? [
-          { name: 'baseline SSR (document)', url: `http://127.0.0.1:${baseline.port}${PAGE}` },
-          { name: 'baseline page data', url: `http://127.0.0.1:${baseline.port}${PAGE}`, headers: dataHeaders },
+          { name: 'baseline SSR (document)', ...servedBy(baseline) },
+          { name: 'baseline page data', ...servedBy(baseline), headers: dataHeaders },
         ]
       : []),
   ];
-  const results = new Map<string, Array<{ rps: number; p99Ms: number }>>();
+  const targets = allTargets.filter((target) => !ONLY || ONLY.test(target.name));
+  const results = new Map<string, Result[]>();
   let documentChunks: Buffer[] = [];
   try {
     documentChunks = await chunksOf(`http://127.0.0.1:${uncompressed.port}${PAGE}`);
@@ -178,9 +218,7 @@ async function main(): Promise<void> {
       for (const target of targets) {
         const result = await wrk(target);
         results.set(target.name, [...(results.get(target.name) ?? []), result]);
-        console.log(
-          `round ${round} ${target.name.padEnd(30)} ${result.rps.toFixed(0).padStart(6)} req/s  p99 ${result.p99Ms.toFixed(1)} ms`,
-        );
+        console.log(`round ${round} ${target.name.padEnd(30)} ${line(result)}`);
       }
     }
   } finally {
@@ -188,51 +226,64 @@ async function main(): Promise<void> {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
     }
+    await peer?.stop();
     await capture.close();
   }
   const summary = Object.fromEntries(
     [...results].map(([name, runs]) => [
       name,
-      { rps: median(runs.map((r) => r.rps)), p99Ms: median(runs.map((r) => r.p99Ms)) },
+      {
+        rps: median(runs.map((r) => r.rps)),
+        p99Ms: median(runs.map((r) => r.p99Ms)),
+        cpuMs: median(runs.map((r) => r.cpuMs)),
+      },
     ]),
   );
-  const get = (name: string) => summary[name] ?? { rps: Number.NaN, p99Ms: Number.NaN };
+  const get = (name: string) => summary[name] ?? { rps: Number.NaN, p99Ms: Number.NaN, cpuMs: Number.NaN };
   console.log(
     `\nmedians of ${ROUNDS} interleaved rounds, ${SECONDS} s each, ${CONNECTIONS} connections, ${PAGE} (50 items)`,
   );
   console.log(`Sentry enabled in the service as deployed: errors on, tracesSampleRate ${SAMPLE_RATE}`);
   for (const [name, s] of Object.entries(summary)) {
-    console.log(`  ${name.padEnd(30)} ${s.rps.toFixed(0).padStart(6)} req/s  p99 ${s.p99Ms.toFixed(1)} ms`);
+    console.log(`  ${name.padEnd(30)} ${line(s)}`);
   }
-  const ssr = get('web SSR (document)').rps;
-  console.log(`  SSR / bare stream      ${(ssr / get('bare renderToPipeableStream').rps).toFixed(2)}  (target ≥ 0.70)`);
-  console.log(`  SSR / bare string      ${(ssr / get('bare renderToString').rps).toFixed(2)}`);
-  console.log(`  page data / SSR        ${(get('web page data').rps / ssr).toFixed(2)}  (target ≥ 3)`);
-  if (baseline) {
-    // Per round, then the median of those ratios: each round's pair ran minutes apart at most.
-    const ratio = (name: string, base: string) => {
-      const ours = results.get(name) ?? [];
-      const theirs = results.get(base) ?? [];
-      return ours.map((r, i) => r.rps / (theirs[i]?.rps ?? Number.NaN));
+  // Per round, then the median of those ratios: the two of a pair ran seconds apart, under the same load. Two of
+  // them: throughput, and requests per CPU-second of the server (its CPU time per request, inverted), which is what
+  // throughput on a core of its own would be and what a loaded machine disturbs least.
+  const ratioLine = (label: string, name: string, base: string, target = '') => {
+    const ours = results.get(name) ?? [];
+    const theirs = results.get(base) ?? [];
+    if (ours.length === 0 || theirs.length === 0) return;
+    const of = (ratio: (a: Result, b: Result) => number) => {
+      const ratios = ours.map((r, i) => (theirs[i] ? ratio(r, theirs[i]) : Number.NaN));
+      return `${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
     };
-    for (const [name, base] of [
-      ['web SSR (document)', 'baseline SSR (document)'],
-      ['web page data', 'baseline page data'],
-    ] as const) {
-      const ratios = ratio(name, base);
-      console.log(
-        `  ${name} / baseline  ${median(ratios).toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(3)).join(', ')})`,
-      );
-    }
+    const throughput = of((a, b) => a.rps / b.rps);
+    const perCpu = of((a, b) => b.cpuMs / a.cpuMs);
+    console.log(`  ${label.padEnd(26)} req/s ${throughput}  per CPU-s ${perCpu}${target}`);
+  };
+  ratioLine('SSR / ssr-rr', 'web SSR (document)', PEER, '  target ≥ 1.5');
+  ratioLine('SSR / bare stream', 'web SSR (document)', 'bare renderToPipeableStream', '  target ≥ 0.8');
+  ratioLine('SSR / bare string', 'web SSR (document)', 'bare renderToString');
+  ratioLine('page data / SSR', 'web page data', 'web SSR (document)', '  target ≥ 3');
+  if (baseline) {
+    ratioLine('SSR / baseline SSR', 'web SSR (document)', 'baseline SSR (document)');
+    ratioLine('page data / baseline', 'web page data', 'baseline page data');
+    ratioLine('baseline SSR / ssr-rr', 'baseline SSR (document)', PEER);
+    ratioLine('baseline SSR / bare stream', 'baseline SSR (document)', 'bare renderToPipeableStream');
   }
   // The server is pinned to one saturated core: its CPU time per request is 1 / throughput.
   const extraMs = (compressed: string, raw: string) =>
     (1000 / get(compressed).rps - 1000 / get(raw).rps).toFixed(3).padStart(7);
-  console.log(`  CPU per request added by compression (ms, one core):`);
-  console.log(`    document brotli q4, COMPRESSION on vs off ${extraMs('web SSR br', 'web SSR br, COMPRESSION=off')}`);
-  console.log(`    document brotli q4   ${extraMs('web SSR br', 'web SSR (document)')}`);
-  console.log(`    document gzip 6      ${extraMs('web SSR gzip', 'web SSR (document)')}`);
-  console.log(`    page data brotli q4  ${extraMs('web page data br', 'web page data')}`);
+  if (results.has('web SSR br')) {
+    console.log(`  CPU per request added by compression (ms, one core):`);
+    console.log(
+      `    document brotli q4, COMPRESSION on vs off ${extraMs('web SSR br', 'web SSR br, COMPRESSION=off')}`,
+    );
+    console.log(`    document brotli q4   ${extraMs('web SSR br', 'web SSR (document)')}`);
+    console.log(`    document gzip 6      ${extraMs('web SSR gzip', 'web SSR (document)')}`);
+    console.log(`    page data brotli q4  ${extraMs('web page data br', 'web page data')}`);
+  }
   if (process.env.BENCH_THROUGHPUT_ONLY === '1') return;
 
   const cost = await measureCompressionCost(documentChunks);
