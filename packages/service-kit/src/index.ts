@@ -1,3 +1,4 @@
+export { type AdminPort, type AdminPortOptions, serveAdminPort } from './admin-port.ts';
 export { type BuildInfo, registerBuildInfo } from './build-info.ts';
 export { containerCpuLimit, containerMemoryLimit } from './container.ts';
 export {

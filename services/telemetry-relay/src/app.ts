@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServiceApp, readinessReport, type ServiceApp } from '@app/service-kit';
+import { createServiceApp, type ServiceApp, serveAdminPort } from '@app/service-kit';
 import type { Config } from './config.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
@@ -153,44 +152,14 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security.ts).
   await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });
 
-  const serveMetrics = async () => ({ type: metrics.registry.contentType, text: await metrics.registry.metrics() });
   if (config.metricsPort === undefined) {
-    app.get('/metrics', { logLevel: 'warn' }, async (_req, reply) => {
-      const { type, text } = await serveMetrics();
-      return reply.type(type).send(text);
-    });
+    app.get('/metrics', { logLevel: 'warn' }, async (_req, reply) =>
+      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    );
   } else {
-    // A separate admin port: scrapers and the kubelet's probes reach it, the ingress that exposes the tunnel does
-    // not — so clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod look dead.
-    const metricsServer = createServer((req, res) => {
-      const path = req.url?.split('?')[0];
-      const json = (status: number, body: object) =>
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      if (req.method !== 'GET') json(405, { error: 'method_not_allowed' });
-      else if (path === '/metrics') {
-        serveMetrics().then(
-          ({ type, text }) => res.writeHead(200, { 'content-type': type }).end(text),
-          () => res.writeHead(500).end(),
-        );
-      } else if (path === '/healthz') json(200, { status: 'ok' });
-      else if (path === '/readyz') {
-        readinessReport(readiness).then(
-          ({ statusCode, body }) => json(statusCode, body),
-          () => json(500, { status: 'error' }),
-        );
-      } else json(404, { error: 'not_found' });
-    });
-    const port = config.metricsPort;
-    app.addHook('onReady', async () => {
-      metricsServer.listen(port, config.server.host);
-      await once(metricsServer, 'listening');
-      const address = metricsServer.address();
-      app.log.info({ port: typeof address === 'object' ? address?.port : port }, 'metrics listening');
-    });
-    app.addHook('onClose', async () => {
-      metricsServer.close();
-      metricsServer.closeAllConnections();
-    });
+    // The admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod look dead.
+    const { host } = config.server;
+    serveAdminPort(app, { port: config.metricsPort, host, registry: metrics.registry, readiness });
   }
 
   app.addHook('onClose', async () => {

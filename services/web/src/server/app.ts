@@ -1,6 +1,7 @@
-import { createServiceApp, type ServiceApp } from '@app/service-kit';
+import { createServer } from 'node:http';
+import { type AdminPort, createServiceApp, type ServiceApp, serveAdminPort } from '@app/service-kit';
 import * as Sentry from '@sentry/node';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions } from 'fastify';
 import { APP_NAME, routeTable, views } from '../app/route-table.ts';
 import { createServerHandlers, type HandlerSettings } from '../app/server-handlers.ts';
 import type { ClientConfig } from '../framework/client-config.ts';
@@ -10,7 +11,7 @@ import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
 import { CLIENT_CLOSED_REQUEST, reportServerFailure } from './failures.ts';
-import { registerLoadShedding } from './load-shedding.ts';
+import { createLoadShedder } from './load-shedding.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
 import { pages } from './pages.ts';
 import { logRequests } from './request-log.ts';
@@ -36,13 +37,16 @@ function handlersOf(table: RouteEntry[], settings: HandlerSettings) {
 
 export interface WebApp extends ServiceApp {
   metrics: Metrics;
-  /** The separate /metrics server when METRICS_PORT is set (the caller listens on it). */
-  metricsApp?: FastifyInstance;
+  /** /metrics, /healthz and /readyz on METRICS_PORT when it is set (listening once the app is ready). */
+  adminPort?: AdminPort;
 }
 
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
 export async function buildApp(config: Config, options: BuildOptions): Promise<WebApp> {
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
+  const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
+  const shedder = createLoadShedder({ limits: config.loadShedding, metrics });
+  const serverFactory = options.serverFactory ?? ((handler) => createServer(handler));
   const service = await createServiceApp('web', config.server, {
     // Replaced by logRequests below: one sampled line per request, every failure logged.
     skipRequestLog: () => true,
@@ -63,7 +67,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
           (Sentry.getClient()?.getDsn() ? Sentry.getCurrentScope().getPropagationContext().traceId : undefined);
         return logger.child(traceId ? { ...bindings, traceId } : bindings, childOptions);
       },
-      ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
+      // Load shedding answers ahead of Fastify (load-shedding.ts says why).
+      serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(handler), serverOptions),
     },
   });
   const { app } = service;
@@ -77,8 +82,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     connectionsCheckingInterval: 1_000,
     maxConnections,
   });
-  const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
-  await registerLoadShedding(app, { limits: config.loadShedding, readiness: service.readiness, metrics });
+  await shedder.register(app, service.readiness);
   recordRequests(app, metrics);
   logRequests(app, { sampleEvery: config.logSampleEvery });
 
@@ -110,19 +114,12 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     await app.register(tunnelProxy, { path: config.tunnelPath, target: config.tunnelTarget });
   }
 
-  let metricsApp: FastifyInstance | undefined;
-  if (config.metricsPort === undefined) {
-    await app.register(metricsRoute, { metrics });
-  } else {
-    const separate = await createServiceApp(
-      'web-metrics',
-      { ...config.server, port: config.metricsPort },
-      {
-        skipRequestLog: () => true,
-      },
-    );
-    await separate.app.register(metricsRoute, { metrics });
-    metricsApp = separate.app;
+  // With METRICS_PORT, metrics and the probes have a port of their own (liveness there in deploy/k8s).
+  let adminPort: AdminPort | undefined;
+  if (config.metricsPort === undefined) await app.register(metricsRoute, { metrics });
+  else {
+    const { host } = config.server;
+    adminPort = serveAdminPort(app, { port: config.metricsPort, host, registry: metrics.registry, ...service });
   }
 
   const table = enabledRoutes(routeTable, config.diagnostics);
@@ -151,5 +148,5 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     appName: APP_NAME,
     compression: config.compression,
   });
-  return { ...service, metrics, ...(metricsApp ? { metricsApp } : {}) };
+  return { ...service, metrics, ...(adminPort ? { adminPort } : {}) };
 }

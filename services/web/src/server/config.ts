@@ -26,7 +26,7 @@ export interface Config {
   allowedOrigins: string[];
   /** Routes that fail on purpose, for end-to-end tests. Never on in production. */
   diagnostics: boolean;
-  /** Serve /metrics on this port instead of the main one; undefined = main port. */
+  /** /metrics, /healthz and /readyz on this port (the admin port; 0 = any free one); undefined = /metrics on the main port. */
   metricsPort: number | undefined;
   /** Compress responses here (precompressed assets, documents and page data on the fly); off when an edge does. */
   compression: boolean;
@@ -120,7 +120,7 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     orgId === undefined || /^\d+$/.test(orgId) ? undefined : `must be a number (got ${JSON.stringify(orgId)})`,
   );
   const metricsPort = reader.optionalString('METRICS_PORT')
-    ? reader.integer('METRICS_PORT', 0, { min: 1, max: 65535 })
+    ? reader.integer('METRICS_PORT', 0, { min: 0, max: 65535 })
     : undefined;
   const config: Config = {
     server,

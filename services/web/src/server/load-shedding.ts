@@ -1,80 +1,105 @@
-// Load shedding: past a threshold (event-loop delay, heap, RSS: config.ts sizes them from the pod's limits) requests
-// are answered at once with 503 and Retry-After instead of queueing until every one of them is late. /readyz fails
-// meanwhile so the load balancer sends traffic elsewhere; /healthz (liveness) and /metrics are always answered.
+// Load shedding: past a threshold (requests in flight, event-loop delay, heap, RSS: config.ts sizes them from the
+// pod's limits) requests are answered at once with 503 and Retry-After instead of queueing until every one of them is
+// late. The check runs in the server's request listener, ahead of Fastify, so a refusal costs no hooks, routing or
+// log line: under overload most requests are refusals, and what they cost is what delays every answer, liveness
+// included (docs/decisions/008-load-shedding-and-liveness.md). /readyz fails meanwhile so the load balancer sends
+// traffic elsewhere; probes, /metrics and static assets are always let through.
 
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Readiness } from '@app/service-kit';
-import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import underPressure from '@fastify/under-pressure';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { LoadShedding } from './config.ts';
 import type { Metrics } from './metrics.ts';
 
-type Handler = NonNullable<FastifyUnderPressureOptions['pressureHandler']>;
 const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
-const exempt = (url: string) => ALWAYS_ANSWERED.has(url.split('?', 1)[0] as string) || url.startsWith('/assets/');
+const exempt = (url = '/') => ALWAYS_ANSWERED.has(url.split('?', 1)[0] as string) || url.startsWith('/assets/');
 // A loop that lags while mostly idle is short of CPU (a neighbour's burst, the quota's throttling), not overloaded:
 // shedding would not help it. One busy over 90 % of a second is doing this process's own work.
 const BUSY_LOOP = 0.9;
+// Shedding is logged as it starts and then once per interval with the count, never once per refused request.
+const LOG_EVERY_MS = 10_000;
 
-export async function registerLoadShedding(
-  app: FastifyInstance,
-  options: { limits: LoadShedding; readiness: Readiness; metrics: Metrics },
-): Promise<void> {
-  const { limits, readiness, metrics } = options;
-  // The first samples after start cover the start's own synchronous work (loading modules, building routes), which
-  // reads as a blocked loop: pressure counts once a whole sample (1 s) has been taken after the server was ready.
+export interface LoadShedder {
+  /** Wraps the server's request listener: a request over a threshold is answered here, the rest go to `next`. */
+  guard(next: RequestListener): RequestListener;
+  /** Samples load with under-pressure, makes readiness fail while shedding, logs through `app`. */
+  register(app: FastifyInstance, readiness: Readiness): Promise<void>;
+}
+
+export function createLoadShedder(options: { limits: LoadShedding; metrics: Metrics }): LoadShedder {
+  const { limits, metrics } = options;
+  // Until registered and a whole sample (1 s) after the server was ready nothing is sampled: the start's own
+  // synchronous work (loading modules, building routes) reads as a blocked loop.
   let countsFrom = Number.POSITIVE_INFINITY;
-  app.addHook('onReady', async () => {
-    countsFrom = performance.now() + 2_000;
-  });
-  /** The threshold crossed, if any. A lagging loop counts only while it is busy with this process's own work. */
-  const shedReason = (): string | undefined => {
-    if (performance.now() < countsFrom) return undefined;
+  let app: FastifyInstance | undefined;
+  let log: FastifyBaseLogger | undefined;
+
+  /** The sampled threshold crossed, if any. A lagging loop counts only while busy with this process's own work. */
+  const pressure = (): string | undefined => {
+    if (!app || performance.now() < countsFrom) return undefined;
     const { heapUsed, rssBytes, eventLoopDelay, eventLoopUtilized } = app.memoryUsage();
     if (limits.maxHeapUsedBytes > 0 && heapUsed > limits.maxHeapUsedBytes) return 'heapUsedBytes';
     if (limits.maxRssBytes > 0 && rssBytes > limits.maxRssBytes) return 'rssBytes';
     const lagging = limits.maxEventLoopDelayMs > 0 && eventLoopDelay > limits.maxEventLoopDelayMs;
     return lagging && eventLoopUtilized > BUSY_LOOP ? 'eventLoopDelay' : undefined;
   };
-  // Beyond maxInFlight a request is refused before any work: under-pressure's samples come a second apart, and in
-  // that second a crowd of clients would all be let in at once.
+
   let inFlight = 0;
-  app.addHook('onRequest', async (req, reply) => {
-    if (limits.maxInFlight === 0 || exempt(req.url)) return;
-    if (inFlight >= limits.maxInFlight) return reply.send(refusal(reply, 'inFlight'));
-    inFlight++;
-    reply.raw.once('close', () => inFlight--);
-  });
-  /** Counts a shed request, sets its status and headers, and returns its body. */
-  const refusal = (reply: FastifyReply, reason: string): string => {
-    metrics.shedRequests.inc({ reason });
-    reply
-      .code(503)
-      .header('retry-after', String(limits.retryAfterSeconds))
-      .header('cache-control', 'no-store')
-      .type('text/plain; charset=utf-8');
-    return `The service is overloaded (${reason}); retry in ${limits.retryAfterSeconds} s.\n`;
+  const release = () => {
+    inFlight--;
   };
-  await app.register(underPressure, {
-    maxEventLoopDelay: limits.maxEventLoopDelayMs,
-    maxHeapUsedBytes: limits.maxHeapUsedBytes,
-    maxRssBytes: limits.maxRssBytes,
-    // Sampled every second (under-pressure's default), utilization over that second rather than since the start.
-    eventLoopUtilizationMode: 'interval',
-    // A returned body is what under-pressure sends, undefined lets the request through (its code does both; its
-    // types admit only the second).
-    pressureHandler: ((req, reply) => {
-      const reason = shedReason();
-      return reason === undefined || exempt(req.url) ? undefined : refusal(reply, reason);
-    }) as (...args: Parameters<Handler>) => string | undefined as Handler,
-  });
-  readiness.checks.push(() => {
-    const reason = shedReason();
-    if (reason === undefined) return undefined;
-    const { eventLoopDelay, eventLoopUtilized, heapUsed, rssBytes } = app.memoryUsage();
-    const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
-    // Infinity: the loop was busy for a whole sample interval (under-pressure saw no tick at all).
-    const delay = Number.isFinite(eventLoopDelay) ? `${Math.round(eventLoopDelay)} ms` : 'a whole sample interval';
-    const busy = `${Math.round(eventLoopUtilized * 100)} % busy`;
-    return `shedding load (${reason}): event-loop delay ${delay}, ${busy}, heap ${mib(heapUsed)}, RSS ${mib(rssBytes)}`;
-  });
+  let shedSinceLog = 0;
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  const refuse = (res: ServerResponse, reason: string): void => {
+    metrics.shedRequests.inc({ reason });
+    shedSinceLog++;
+    const now = performance.now();
+    if (now - loggedAt >= LOG_EVERY_MS) {
+      log?.warn({ reason, shed: shedSinceLog, inFlight, maxInFlight: limits.maxInFlight }, 'shedding load');
+      shedSinceLog = 0;
+      loggedAt = now;
+    }
+    const body = `The service is overloaded (${reason}); retry in ${limits.retryAfterSeconds} s.\n`;
+    res.writeHead(503, {
+      'retry-after': String(limits.retryAfterSeconds),
+      'cache-control': 'no-store',
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(body);
+  };
+
+  return {
+    guard: (next) => (req: IncomingMessage, res: ServerResponse) => {
+      if (exempt(req.url)) return next(req, res);
+      const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
+      if (reason !== undefined) return refuse(res, reason);
+      inFlight++;
+      res.once('close', release);
+      next(req, res);
+    },
+
+    async register(fastify, readiness) {
+      app = fastify;
+      log = fastify.log;
+      fastify.addHook('onReady', async () => {
+        countsFrom = performance.now() + 2_000;
+      });
+      // Sampling only (no thresholds given, so under-pressure adds no hook of its own): every second, with the loop's
+      // utilization over that second rather than since the start.
+      await fastify.register(underPressure, { eventLoopUtilizationMode: 'interval' });
+      readiness.checks.push(() => {
+        const reason = pressure();
+        if (reason === undefined) return undefined;
+        const { eventLoopDelay, eventLoopUtilized, heapUsed, rssBytes } = fastify.memoryUsage();
+        const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
+        // Infinity: the loop was busy for a whole sample interval (under-pressure saw no tick at all).
+        const delay = Number.isFinite(eventLoopDelay) ? `${Math.round(eventLoopDelay)} ms` : 'a whole sample interval';
+        const busy = `${Math.round(eventLoopUtilized * 100)} % busy`;
+        return `shedding load (${reason}): event-loop delay ${delay}, ${busy}, heap ${mib(heapUsed)}, RSS ${mib(rssBytes)}`;
+      });
+    },
+  };
 }

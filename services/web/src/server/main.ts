@@ -11,13 +11,11 @@ import { loadConfig } from './config.ts';
 const config = exitOnConfigError('web', () => loadConfig(process.env));
 // dist/server/main.js → dist/client
 const clientDir = join(dirname(fileURLToPath(import.meta.url)), '../client');
-const { app, readiness, metricsApp } = await buildApp(config, {
+const { app, readiness } = await buildApp(config, {
   assets: assetsFromManifest(join(clientDir, '.vite/manifest.json')),
   clientDir,
 });
 app.addHook('onClose', async () => {
-  await metricsApp?.close();
   await Sentry.flush(2_000);
 });
-if (metricsApp) await metricsApp.listen({ port: config.metricsPort ?? 0, host: config.server.host });
 await runService(app, { config: config.server, readiness });
