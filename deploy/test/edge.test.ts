@@ -17,7 +17,7 @@ import {
 } from './support/manifests.ts';
 
 const MiB = 1024 * 1024;
-/** The relay's MAX_BODY_BYTES and its BODY_TIMEOUT_MS (services/telemetry-relay/README.md, "In front of the relay"). */
+/** The relay's MAX_BODY_BYTES and its BODY_TIMEOUT_MS (docs/deploy.md, "Limits in front of the tunnel"). */
 const RELAY_MAX_BODY = 20 * MiB;
 const RELAY_BODY_TIMEOUT_S = 30;
 /** The relay's MAX_CONNECTIONS per pod (services/telemetry-relay/README.md). */
