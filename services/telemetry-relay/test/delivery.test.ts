@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { FastifyBaseLogger } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
 import { createMemoryBudget, type MemoryBudget } from '../src/memory/budget.ts';
 import { createMetrics, type RelayMetrics } from '../src/ops/metrics.ts';
@@ -24,6 +24,8 @@ import { createOutage } from '../src/upstream/outage.ts';
 import { openSpool, type Spool, type SpoolEntry } from '../src/upstream/spool.ts';
 import {
   attachmentItem,
+  closeAfterTest,
+  closeOpened,
   envelope,
   eventItem,
   eventually,
@@ -37,6 +39,7 @@ let upstream: Awaited<ReturnType<typeof startCountingUpstream>>;
 beforeAll(async () => {
   upstream = await startCountingUpstream();
 });
+afterEach(closeOpened);
 afterAll(async () => {
   await upstream?.close();
   removeTempDirs();
@@ -81,7 +84,7 @@ describe('delivery: mode × upstream × memory × shutdown', () => {
   it.each(cases)('$mode, upstream $health, memory $memory, shutdown with $shutdown', async (c) => {
     metrics.registry.resetMetrics();
     const dir = tempDir('delivery-');
-    let spool = openSpool({ dir, sync: 'normal' });
+    let spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const budget = watchedBudget(64 * MiB);
     // With sends in flight: the first three calls get the health's answer, every later one hangs until shutdown.
     const script = (call: number) =>
@@ -112,7 +115,7 @@ describe('delivery: mode × upstream × memory × shutdown', () => {
     expect(delivery.memoryCount).toBe(0);
 
     spool.close();
-    spool = openSpool({ dir, sync: 'normal' });
+    spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const spooled = await Promise.all(
       leaseDue(spool, Date.now() + 3_600_000, 100).map(async (row) => eventIdOf(await readSpooledBody(spool, row))),
     );
@@ -156,7 +159,7 @@ describe('delivery: mode × upstream × memory × shutdown', () => {
 describe('delivery: replay re-checks what the spool holds', () => {
   it('drops rows whose destination is no longer allowed, counted and logged once per batch', async () => {
     metrics.registry.resetMetrics();
-    const spool = openSpool({ dir: tempDir('delivery-'), sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
     const removed = 'http://gone@127.0.0.1:9/2';
     spool.insert(
       ['a', 'b', 'c', 'd', 'e'].map((name, i) => ({
@@ -184,12 +187,11 @@ describe('delivery: replay re-checks what the spool holds', () => {
         msg: 'spooled envelopes dropped: the configuration no longer allows where they go',
       },
     ]);
-    spool.close();
   });
 
   it('drops rows past their age before leasing them, never sending them', async () => {
     metrics.registry.resetMetrics();
-    const spool = openSpool({ dir: tempDir('delivery-'), sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
     const old = Date.now() - 10 * 60_000;
     spool.insert([
       { entry: { ...entry('old1'.padEnd(32, '0'), 100_000), acceptedAt: old }, leased: false, nextAttemptAt: 0 },
@@ -206,11 +208,10 @@ describe('delivery: replay re-checks what the spool holds', () => {
     await delivery.close(100);
     expect(forwarder.sent.map((s) => s.eventId.slice(0, 4))).toEqual(['new1']);
     expect(await counted(metrics.spoolDropped, 'expired')).toBe(2);
-    spool.close();
   });
 
   it('streams a held body file with sent_at moved forward and every other byte unchanged', async () => {
-    const spool = openSpool({ dir: tempDir('delivery-'), sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
     const heldMs = 2 * 3_600_000;
     const acceptedAt = Date.now() - heldMs;
     const sentAt = new Date(acceptedAt - 150).toISOString();
@@ -236,7 +237,6 @@ describe('delivery: replay re-checks what the spool holds', () => {
     expect(Math.abs(Date.parse(shifted) - Date.now())).toBeLessThan(60_000);
     expect(sent?.bytes.toString('latin1')).toBe(body.toString('latin1').replace(sentAt, shifted));
     expect(sent?.declaredLength).toBe(sent?.bytes.length);
-    spool.close();
   });
 });
 
@@ -265,7 +265,7 @@ describe('replay within memory', () => {
     db.close();
 
     const budget = watchedBudget(64 * MiB);
-    const spool = openSpool({ dir, sync: 'normal', maxAgeMs: 24 * 3_600_000 });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal', maxAgeMs: 24 * 3_600_000 }));
     const forwarder = createForwarder({
       connectionsPerOrigin: 64,
       pipelining: 1,

@@ -16,6 +16,18 @@ export function tempDir(prefix = 'relay-test-'): string {
   return dir;
 }
 
+const opened: Array<{ close(): unknown }> = [];
+
+/** Closed after the test whether it passed or not, by `closeOpened()` (call it in afterEach); closing twice is fine. */
+export function closeAfterTest<T extends { close(): unknown }>(thing: T): T {
+  opened.push(thing);
+  return thing;
+}
+
+export async function closeOpened(): Promise<void> {
+  for (const thing of opened.splice(0).reverse()) await thing.close();
+}
+
 export function removeTempDirs(): void {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }

@@ -8,6 +8,8 @@ import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
 import { openSpool } from '../src/upstream/spool.ts';
 import {
   attachmentItem,
+  closeAfterTest,
+  closeOpened,
   EVENT_ID,
   envelope,
   errorEvent,
@@ -46,7 +48,8 @@ afterAll(async () => {
   await capture?.close();
   removeTempDirs();
 });
-afterEach(() => {
+afterEach(async () => {
+  await closeOpened();
   capture.setBehaviour({ kind: 'accept' });
   capture.clear();
 });
@@ -192,23 +195,19 @@ describe('refusals', () => {
   });
 
   it('answers a slow body with 408 and stays healthy', async () => {
-    const slow = await startRelay({ ALLOWED_DSNS: dsn, BODY_TIMEOUT_MS: '200' });
-    try {
-      const port = new URL(slow.url).port;
-      const socket = connect(Number(port), '127.0.0.1');
-      const answer = new Promise<string>((resolve) => {
-        let text = '';
-        socket.on('data', (chunk) => {
-          text += chunk.toString();
-        });
-        socket.on('close', () => resolve(text));
+    const slow = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, BODY_TIMEOUT_MS: '200' }));
+    const port = new URL(slow.url).port;
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
       });
-      socket.write(`POST /monitoring HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"dsn":`);
-      expect(await answer).toMatch(/^HTTP\/1.1 408[\s\S]*"error":"body_timeout"/);
-      expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
-    } finally {
-      await slow.close();
-    }
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(`POST /monitoring HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"dsn":`);
+    expect(await answer).toMatch(/^HTTP\/1.1 408[\s\S]*"error":"body_timeout"/);
+    expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
   });
 });
 
@@ -296,36 +295,30 @@ describe('outage', () => {
       },
     ]);
     spool.close();
-    const restarted = await startRelay({ ALLOWED_DSNS: dsn, SPOOL_DIR: dir });
-    try {
-      await eventually(() => capture.envelopes.some((e) => e.header.event_id === id), 5000, 'the replay');
-      const arrived = capture.envelopes.find((e) => e.header.event_id === id);
-      const shifted = Date.parse(String(arrived?.header.sent_at));
-      expect(Math.abs(shifted - (Date.parse(sentAt) + heldMs))).toBeLessThan(60_000);
-      expect(Date.now() - shifted).toBeLessThan(60_000); // as if sent just now, so Sentry corrects no clock
-      const original = body.toString();
-      expect(arrived?.body.toString()).toBe(original.replace(sentAt, String(arrived?.header.sent_at)));
-    } finally {
-      await restarted.close();
-    }
+    closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, SPOOL_DIR: dir })); // replays the spool it finds
+    await eventually(() => capture.envelopes.some((e) => e.header.event_id === id), 5000, 'the replay');
+    const arrived = capture.envelopes.find((e) => e.header.event_id === id);
+    const shifted = Date.parse(String(arrived?.header.sent_at));
+    expect(Math.abs(shifted - (Date.parse(sentAt) + heldMs))).toBeLessThan(60_000);
+    expect(Date.now() - shifted).toBeLessThan(60_000); // as if sent just now, so Sentry corrects no clock
+    const original = body.toString();
+    expect(arrived?.body.toString()).toBe(original.replace(sentAt, String(arrived?.header.sent_at)));
   });
 
   it('refuses with 429 + Retry-After when the spool is full, rather than dropping', async () => {
-    const small = await startRelay({ ALLOWED_DSNS: dsn, SPOOL_MAX_ENVELOPES: '3', RETRY_BASE_MS: '10000' });
-    try {
-      capture.setBehaviour({ kind: 'fail', status: 500 });
-      const statuses: number[] = [];
-      let last: Awaited<ReturnType<typeof post>> | undefined;
-      for (let i = 0; i < 5; i++) {
-        last = await post(small.tunnel, envelope({ dsn }, [eventItem()]));
-        statuses.push(last.status);
-      }
-      expect(statuses).toEqual([200, 200, 200, 429, 429]);
-      expect(last?.json).toMatchObject({ error: 'spool_full' });
-      expect(last?.headers.get('retry-after')).toBe('60');
-    } finally {
-      await small.close();
+    const small = closeAfterTest(
+      await startRelay({ ALLOWED_DSNS: dsn, SPOOL_MAX_ENVELOPES: '3', RETRY_BASE_MS: '10000' }),
+    );
+    capture.setBehaviour({ kind: 'fail', status: 500 });
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof post>> | undefined;
+    for (let i = 0; i < 5; i++) {
+      last = await post(small.tunnel, envelope({ dsn }, [eventItem()]));
+      statuses.push(last.status);
     }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(last?.json).toMatchObject({ error: 'spool_full' });
+    expect(last?.headers.get('retry-after')).toBe('60');
   });
 });
 
@@ -372,27 +365,23 @@ describe('large envelopes (bodies in their own files)', () => {
   });
 
   it('drops and counts a spooled envelope whose body file disappeared, and goes on', async () => {
-    const lossy = await startRelay({ ALLOWED_DSNS: dsn, RETRY_BASE_MS: '300', RETRY_MAX_MS: '300' });
-    try {
-      const bodies = join(lossy.config.spool.dir, 'bodies');
-      capture.setBehaviour({ kind: 'fail', status: 503 });
-      const body = envelope({ dsn }, [eventItem(), attachmentItem(Buffer.alloc(100_000))]);
-      expect((await post(lossy.tunnel, body)).status).toBe(200);
-      await eventually(() => capture.requestCount() > 0, 5000, 'the first attempt');
-      for (const name of readdirSync(bodies)) unlinkSync(join(bodies, name));
-      capture.setBehaviour({ kind: 'accept' });
-      const scrape = async () => (await (await fetch(`${lossy.url}/metrics`)).text()).split('\n');
-      await eventually(
-        async () => (await scrape()).includes('relay_envelopes_dropped_total{reason="lost"} 1'),
-        5000,
-        'the lost envelope to be counted',
-      );
-      expect(await scrape()).toContain('relay_spool_envelopes 0');
-      expect((await post(lossy.tunnel, envelope({ dsn }, [eventItem()]))).status).toBe(200);
-      await capture.waitFor(() => true);
-    } finally {
-      await lossy.close();
-    }
+    const lossy = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, RETRY_BASE_MS: '300', RETRY_MAX_MS: '300' }));
+    const bodies = join(lossy.config.spool.dir, 'bodies');
+    capture.setBehaviour({ kind: 'fail', status: 503 });
+    const body = envelope({ dsn }, [eventItem(), attachmentItem(Buffer.alloc(100_000))]);
+    expect((await post(lossy.tunnel, body)).status).toBe(200);
+    await eventually(() => capture.requestCount() > 0, 5000, 'the first attempt');
+    for (const name of readdirSync(bodies)) unlinkSync(join(bodies, name));
+    capture.setBehaviour({ kind: 'accept' });
+    const scrape = async () => (await (await fetch(`${lossy.url}/metrics`)).text()).split('\n');
+    await eventually(
+      async () => (await scrape()).includes('relay_envelopes_dropped_total{reason="lost"} 1'),
+      5000,
+      'the lost envelope to be counted',
+    );
+    expect(await scrape()).toContain('relay_spool_envelopes 0');
+    expect((await post(lossy.tunnel, envelope({ dsn }, [eventItem()]))).status).toBe(200);
+    await capture.waitFor(() => true);
   });
 });
 
@@ -410,66 +399,49 @@ describe('operations', () => {
   });
 
   it('counts every envelope once across scrapes (the per-envelope counters are added at collection)', async () => {
-    const own = await startRelay({ ALLOWED_DSNS: dsn }); // the shared relay may hold rate limits from other tests
-    try {
-      const names = [
-        'relay_envelopes_received_total',
-        'relay_envelopes_accepted_total{project="42"}',
-        'relay_envelopes_forwarded_total{project="42"}',
-        'relay_upstream_requests_total{outcome="delivered",status="200"}',
-      ];
-      const counts = async () => {
-        const lines = (await (await fetch(`${own.url}/metrics`)).text()).split('\n');
-        return names.map((name) => Number(lines.find((line) => line.startsWith(`${name} `))?.split(' ')[1] ?? 0));
-      };
-      for (let i = 0; i < 3; i++) expect((await post(own.tunnel, envelope({ dsn }, [eventItem()]))).status).toBe(200);
-      await expect.poll(counts, { timeout: 10_000 }).toEqual([3, 3, 3, 3]);
-      expect(await counts()).toEqual([3, 3, 3, 3]); // a second scrape adds nothing already added
-    } finally {
-      await own.close();
-    }
+    // The shared relay may hold rate limits from other tests.
+    const own = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn }));
+    const names = [
+      'relay_envelopes_received_total',
+      'relay_envelopes_accepted_total{project="42"}',
+      'relay_envelopes_forwarded_total{project="42"}',
+      'relay_upstream_requests_total{outcome="delivered",status="200"}',
+    ];
+    const counts = async () => {
+      const lines = (await (await fetch(`${own.url}/metrics`)).text()).split('\n');
+      return names.map((name) => Number(lines.find((line) => line.startsWith(`${name} `))?.split(' ')[1] ?? 0));
+    };
+    for (let i = 0; i < 3; i++) expect((await post(own.tunnel, envelope({ dsn }, [eventItem()]))).status).toBe(200);
+    await expect.poll(counts, { timeout: 10_000 }).toEqual([3, 3, 3, 3]);
+    expect(await counts()).toEqual([3, 3, 3, 3]); // a second scrape adds nothing already added
   });
 
   it('serves metrics only on METRICS_PORT when it is set', async () => {
     const port = await freePort();
-    const admin = await startRelay({ ALLOWED_DSNS: dsn, METRICS_PORT: String(port) });
-    try {
-      expect((await fetch(`${admin.url}/metrics`)).status).toBe(404);
-      const scraped = await fetch(`http://127.0.0.1:${port}/metrics`);
-      expect(scraped.status).toBe(200);
-      expect(await scraped.text()).toMatch(/relay_envelopes_received_total/);
-      expect((await fetch(`http://127.0.0.1:${port}/monitoring`)).status).toBe(404);
-    } finally {
-      await admin.close();
-    }
+    const admin = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, METRICS_PORT: String(port) }));
+    expect((await fetch(`${admin.url}/metrics`)).status).toBe(404);
+    const scraped = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/relay_envelopes_received_total/);
+    expect((await fetch(`http://127.0.0.1:${port}/monitoring`)).status).toBe(404);
   });
 
   it('forwards over pipelined connections when UPSTREAM_PIPELINING is set', async () => {
-    const piped = await startRelay({ ALLOWED_DSNS: dsn, UPSTREAM_PIPELINING: '4', UPSTREAM_CONCURRENCY: '8' });
-    try {
-      const ids = Array.from({ length: 40 }, (_, i) => i.toString(16).padStart(32, 'a'));
-      const answers = await Promise.all(
-        ids.map((id) => post(piped.tunnel, envelope({ event_id: id, dsn }, [eventItem()]))),
-      );
-      expect(answers.every((a) => a.status === 200)).toBe(true);
-      await eventually(
-        () => ids.every((id) => capture.envelopes.some((e) => e.header.event_id === id)),
-        5000,
-        'all 40',
-      );
-    } finally {
-      await piped.close();
-    }
+    const piped = closeAfterTest(
+      await startRelay({ ALLOWED_DSNS: dsn, UPSTREAM_PIPELINING: '4', UPSTREAM_CONCURRENCY: '8' }),
+    );
+    const ids = Array.from({ length: 40 }, (_, i) => i.toString(16).padStart(32, 'a'));
+    const answers = await Promise.all(
+      ids.map((id) => post(piped.tunnel, envelope({ event_id: id, dsn }, [eventItem()]))),
+    );
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    await eventually(() => ids.every((id) => capture.envelopes.some((e) => e.header.event_id === id)), 5000, 'all 40');
   });
 
   it('believes X-Forwarded-For only for the trusted hops', async () => {
-    const proxied = await startRelay({ ALLOWED_DSNS: dsn, TRUSTED_PROXY_HOPS: '1' });
-    try {
-      await post(proxied.tunnel, envelope({ dsn }, [eventItem()]), { 'x-forwarded-for': '10.9.9.9, 203.0.113.5' });
-      const arrived = await capture.waitFor(() => true);
-      expect(arrived.requestHeaders['x-sentry-forwarded-for']).toBe('203.0.113.5');
-    } finally {
-      await proxied.close();
-    }
+    const proxied = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, TRUSTED_PROXY_HOPS: '1' }));
+    await post(proxied.tunnel, envelope({ dsn }, [eventItem()]), { 'x-forwarded-for': '10.9.9.9, 203.0.113.5' });
+    const arrived = await capture.waitFor(() => true);
+    expect(arrived.requestHeaders['x-sentry-forwarded-for']).toBe('203.0.113.5');
   });
 });

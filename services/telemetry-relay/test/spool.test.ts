@@ -11,12 +11,21 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SpoolBodyLostError } from '../src/upstream/body-files.ts';
 import { fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
 import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/upstream/spool.ts';
-import { eventually, leaseDue, readSpooledBody, removeTempDirs, tempDir } from './helpers.ts';
+import {
+  closeAfterTest,
+  closeOpened,
+  eventually,
+  leaseDue,
+  readSpooledBody,
+  removeTempDirs,
+  tempDir,
+} from './helpers.ts';
 
+afterEach(closeOpened);
 afterAll(removeTempDirs);
 
 const entry = (n: number, acceptedAt = 1000 + n): SpoolEntry => ({
@@ -31,7 +40,7 @@ const entry = (n: number, acceptedAt = 1000 + n): SpoolEntry => ({
 
 describe('spool (SQLite, WAL)', () => {
   it('hands out due rows oldest first, once, and keeps count and bytes', () => {
-    const spool = openSpool({ dir: tempDir('spool-'), sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir: tempDir('spool-'), sync: 'normal' }));
     const ids = spool.insert([1, 2, 3].map((n) => ({ entry: entry(n), leased: false, nextAttemptAt: 0 })));
     expect([spool.count, spool.bytes]).toEqual([3, 12]);
     const first = leaseDue(spool, 5000, 2);
@@ -44,11 +53,10 @@ describe('spool (SQLite, WAL)', () => {
     expect(leaseDue(spool, 5000, 10)).toEqual([]);
     expect(leaseDue(spool, 9000, 10).map((r) => [r.id, r.attempts])).toEqual([[ids[1], 1]]);
     expect([spool.count, spool.bytes]).toEqual([2, 8]);
-    spool.close();
   });
 
   it('wakes backed-off rows when upstream is back, and expires old ones', () => {
-    const spool = openSpool({ dir: tempDir('spool-'), sync: 'full' });
+    const spool = closeAfterTest(openSpool({ dir: tempDir('spool-'), sync: 'full' }));
     const [a, b] = spool.insert([
       { entry: entry(1, 10), leased: false, nextAttemptAt: 60_000 },
       { entry: entry(2, 20_000), leased: false, nextAttemptAt: 60_000 },
@@ -58,21 +66,19 @@ describe('spool (SQLite, WAL)', () => {
     expect(spool.oldestAcceptedAt()).toBe(10);
     expect(spool.expire(1000)).toBe(1);
     expect([spool.count, spool.oldestAcceptedAt()]).toEqual([1, 20_000]);
-    spool.close();
   });
 
   it('keeps everything across a reopen; rows leased by the dead process are due again', () => {
     const dir = tempDir('spool-');
-    const before = openSpool({ dir, sync: 'normal' });
+    const before = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     before.insert([
       { entry: entry(1), leased: true, nextAttemptAt: 0 },
       { entry: entry(2), leased: false, nextAttemptAt: 0 },
     ]);
     before.close(); // closing does not release leases: the rows stay as a dead process would leave them
-    const after = openSpool({ dir, sync: 'normal' });
+    const after = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     expect([after.count, after.bytes]).toEqual([2, 8]);
     expect(leaseDue(after, Date.now(), 10).map((r) => r.body?.[0])).toEqual([1, 2]);
-    after.close();
   });
 
   it('opens a spool written before bodies could be files (adds the columns, keeps the rows)', () => {
@@ -85,16 +91,15 @@ describe('spool (SQLite, WAL)', () => {
       .prepare('INSERT INTO envelopes VALUES (NULL, 5, 0, 0, ?, ?, ?, ?, ?)')
       .run('http://127.0.0.1:1/api/1/envelope/', 'k', '1', '{}', Buffer.alloc(100_000, 9));
     old.close();
-    const spool = openSpool({ dir, sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     expect([spool.count, spool.bytes]).toEqual([1, 100_000]);
     const [row] = leaseDue(spool, Date.now(), 1);
     expect(row?.body?.equals(Buffer.alloc(100_000, 9))).toBe(true);
-    spool.close();
   });
 
   it('refuses a directory another live spool holds', () => {
     const dir = tempDir('spool-');
-    const first = openSpool({ dir, sync: 'normal' });
+    const first = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     expect(() => openSpool({ dir, sync: 'normal' })).toThrow(/in use by another telemetry-relay process/);
     first.close();
     openSpool({ dir, sync: 'normal' }).close();
@@ -113,7 +118,7 @@ describe('spool: large bodies in their own files', () => {
 
   it('round-trips a large body through a file: insert, lease, read, remove; count and bytes stay exact', async () => {
     const dir = tempDir('spool-');
-    const spool = openSpool({ dir, sync: 'full' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'full' }));
     expect(spool.writeBody(Buffer.alloc(BODY_FILE_THRESHOLD))).toBeUndefined(); // up to the threshold: a blob
     const big = large(7, 3 * 1024 * 1024);
     const a = await spoolOne(spool, big);
@@ -132,28 +137,26 @@ describe('spool: large bodies in their own files', () => {
     expect(spool.remove([a.id])).toBe(1);
     expect([spool.count, spool.bytes]).toEqual([1, 4]);
     await eventually(() => bodyFiles(dir).length === 0, 2000, 'the body file to be unlinked');
-    spool.close();
   });
 
   it('counts a large body across a reopen and unlinks expired ones', async () => {
     const dir = tempDir('spool-');
-    const before = openSpool({ dir, sync: 'normal' });
+    const before = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const old = await spoolOne(before, { ...large(1), acceptedAt: 10 });
     await spoolOne(before, { ...large(2, 200_000), acceptedAt: 20_000 });
     before.close();
-    const after = openSpool({ dir, sync: 'normal' });
+    const after = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     expect(after.recovered).toEqual({ lostRows: 0, orphanFiles: 0, expiredRows: 0 });
     expect([after.count, after.bytes]).toEqual([2, BODY_FILE_THRESHOLD + 1 + 200_000]);
     expect(after.expire(1000)).toBe(1);
     expect([after.count, after.bytes]).toEqual([1, 200_000]);
     await eventually(() => !bodyFiles(dir).includes(old.bodyFile as string), 2000, 'the expired body file unlinked');
     expect(bodyFiles(dir)).toHaveLength(1);
-    after.close();
   });
 
   it('at open, removes files no row names and drops rows whose file is gone (a crash between the steps)', async () => {
     const dir = tempDir('spool-');
-    const before = openSpool({ dir, sync: 'normal' });
+    const before = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const kept = await spoolOne(before, large(1));
     const missing = await spoolOne(before, large(2));
     const truncated = await spoolOne(before, large(3));
@@ -163,29 +166,27 @@ describe('spool: large bodies in their own files', () => {
     unlinkSync(join(dir, 'bodies', missing.bodyFile as string));
     writeFileSync(join(dir, 'bodies', truncated.bodyFile as string), 'cut short');
 
-    const after = openSpool({ dir, sync: 'normal' });
+    const after = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     expect(after.recovered).toEqual({ lostRows: 2, orphanFiles: 1, expiredRows: 0 });
     expect(bodyFiles(dir)).not.toContain(orphan);
     expect([after.count, after.bytes]).toEqual([2, BODY_FILE_THRESHOLD + 1 + 4]);
     const rows = leaseDue(after, Date.now(), 10);
     expect(rows.map((r) => r.id)).toEqual([kept.id, expect.any(Number)]);
     expect((await readSpooledBody(after, rows[0])).equals(large(1).body)).toBe(true);
-    after.close();
   });
 
   it('rejects reading a body whose file vanished after leasing with SpoolBodyLostError', async () => {
     const dir = tempDir('spool-');
-    const spool = openSpool({ dir, sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const { bodyFile } = await spoolOne(spool, large(1));
     const [row] = leaseDue(spool, Date.now(), 1);
     unlinkSync(join(dir, 'bodies', bodyFile as string));
     await expect(readSpooledBody(spool, row)).rejects.toBeInstanceOf(SpoolBodyLostError);
-    spool.close();
   });
 
   it('unlinks the body files of rows that could not be inserted', async () => {
     const dir = tempDir('spool-');
-    const spool = openSpool({ dir, sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const bodyFile = await spool.writeBody(large(1).body);
     spool.close();
     expect(() => spool.insert([{ entry: large(1), leased: false, nextAttemptAt: 0, bodyFile }])).toThrow();
@@ -203,7 +204,7 @@ describe('spool: leasing by bytes', () => {
   };
 
   it('leases oldest first and stops before the first row that does not fit; a body file costs its streaming window', async () => {
-    const spool = openSpool({ dir: tempDir('spool-'), sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir: tempDir('spool-'), sync: 'normal' }));
     // 10 KB, 20 MiB in a file, 30 KB, 5 KB
     await spoolAll(spool, [sized(1, 10_000), sized(2, 20 * 1024 * 1024), sized(3, 30_000), sized(4, 5_000)]);
     const lease = (maxBytes: number, maxRows = 10) => spool.lease({ now: Date.now(), maxRows, maxBytes });
@@ -219,12 +220,11 @@ describe('spool: leasing by bytes', () => {
     expect(spool.unleasedCount).toBe(1);
     expect(lease(100_000).rows.map((r) => r.body?.[0])).toEqual([4]);
     expect([spool.unleasedCount, spool.count]).toEqual([0, 4]);
-    spool.close();
   });
 
   it('deletes rows past their age and rows whose destination is refused instead of leasing them, with their files', async () => {
     const dir = tempDir('spool-');
-    const spool = openSpool({ dir, sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const refused = 'http://gone@127.0.0.1:1/2';
     await spoolAll(spool, [
       { ...sized(1, 100_000), acceptedAt: 10 }, // expired, in a file
@@ -243,12 +243,11 @@ describe('spool: leasing by bytes', () => {
     expect([lease.rows.map((r) => r.body?.[0]), lease.expired, lease.notAllowed]).toEqual([[3, 5], 1, 2]);
     expect([spool.count, spool.bytes, spool.unleasedCount]).toEqual([2, 8, 0]);
     await eventually(() => readdirSync(join(dir, 'bodies')).length === 0, 2000, 'the files unlinked');
-    spool.close();
   });
 
   it('keeps unleasedCount exact through insert, lease, reschedule, remove, expire and reopen', () => {
     const dir = tempDir('spool-');
-    const spool = openSpool({ dir, sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const [a, b, c] = spool.insert([
       { entry: entry(1, 5), leased: true, nextAttemptAt: 0 },
       { entry: entry(2), leased: false, nextAttemptAt: 0 },
@@ -266,15 +265,14 @@ describe('spool: leasing by bytes', () => {
     expect([spool.count, spool.unleasedCount]).toEqual([1, 1]);
     spool.insert([{ entry: entry(4), leased: true, nextAttemptAt: 0 }]);
     spool.close();
-    const after = openSpool({ dir, sync: 'normal' });
+    const after = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     expect([after.count, after.unleasedCount]).toEqual([2, 2]);
     expect(a).toBeLessThan(b);
-    after.close();
   });
 
   it('deletes rows past maxAgeMs as it opens, before anything could lease them', async () => {
     const dir = tempDir('spool-');
-    const before = openSpool({ dir, sync: 'normal' });
+    const before = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const old = sized(1, 100_000);
     const bodyFile = await before.writeBody(old.body);
     before.insert([
@@ -282,15 +280,14 @@ describe('spool: leasing by bytes', () => {
       { entry: { ...entry(2), acceptedAt: Date.now() }, leased: true, nextAttemptAt: 0 },
     ]);
     before.close();
-    const after = openSpool({ dir, sync: 'normal', maxAgeMs: 3_600_000 });
+    const after = closeAfterTest(openSpool({ dir, sync: 'normal', maxAgeMs: 3_600_000 }));
     expect(after.recovered).toEqual({ lostRows: 0, orphanFiles: 0, expiredRows: 1 });
     expect(leaseDue(after, Date.now(), 10).map((r) => r.body?.[0])).toEqual([2]);
     await eventually(() => readdirSync(join(dir, 'bodies')).length === 0, 2000, 'the expired body file unlinked');
-    after.close();
   });
 
   it('opens a body file for streaming, with its header line rewritten when sent_at moves', async () => {
-    const spool = openSpool({ dir: tempDir('spool-'), sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir: tempDir('spool-'), sync: 'normal' }));
     const sentAt = '2026-01-01T00:00:00.000Z';
     const body = Buffer.concat([
       Buffer.from(`{"event_id":"x","sent_at":"${sentAt}"}\n{"type":"attachment","length":200000}\n`),
@@ -310,7 +307,6 @@ describe('spool: leasing by bytes', () => {
     const moved = await read(3_600_000);
     const expected = body.toString('latin1').replace(sentAt, '2026-01-01T01:00:00.000Z');
     expect([moved.bytes.toString('latin1') === expected, moved.length]).toEqual([true, expected.length]);
-    spool.close();
   });
 });
 
@@ -325,7 +321,7 @@ describe('spool: body file names come from the database and are not trusted', ()
     const dir = tempDir('spool-');
     const outside = join(dir, 'outside.envelope');
     writeFileSync(outside, 'x'.repeat(100_000));
-    const spool = openSpool({ dir, sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const [id] = spool.insert([{ entry: entry(1), leased: false, nextAttemptAt: 0 }]) as [number];
     // Tampered while the spool is open (a second connection, as the sqlite3 tool would): reading it fails as lost.
     const db = new DatabaseSync(join(dir, 'spool.sqlite'));
@@ -340,7 +336,7 @@ describe('spool: body file names come from the database and are not trusted', ()
     await expect(readSpooledBody(spool, row)).rejects.toBeInstanceOf(SpoolBodyLostError);
     spool.close();
     // At the next start the row is dropped as lost; the file it names is left alone.
-    const after = openSpool({ dir, sync: 'normal' });
+    const after = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     expect([after.recovered.lostRows, after.count]).toEqual([1, 0]);
     after.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -349,7 +345,7 @@ describe('spool: body file names come from the database and are not trusted', ()
 
   it('does not follow a symbolic link that has a body file name', async () => {
     const dir = tempDir('spool-');
-    const spool = openSpool({ dir, sync: 'normal' });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
     const bodyFile = (await spool.writeBody(Buffer.alloc(100_000, 1))) as string;
     spool.insert([
       { entry: { ...entry(1), body: Buffer.alloc(100_000, 1) }, leased: false, nextAttemptAt: 0, bodyFile },
@@ -361,7 +357,7 @@ describe('spool: body file names come from the database and are not trusted', ()
     const [row] = leaseDue(spool, Date.now(), 1);
     await expect(readSpooledBody(spool, row)).rejects.toThrow(/symbolic link/);
     spool.close();
-    expect(openSpool({ dir, sync: 'normal' }).recovered.lostRows).toBe(1);
+    expect(closeAfterTest(openSpool({ dir, sync: 'normal' })).recovered.lostRows).toBe(1);
   });
 });
 
