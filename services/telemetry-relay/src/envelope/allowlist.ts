@@ -1,10 +1,9 @@
 import { type Dsn, isLoopbackHost } from './dsn.ts';
 
 /**
- * Which DSNs this relay forwards for: the allowlisted ones, or — in development, only with no allowlist — a DSN on
- * a loopback host whose port (explicit, or the scheme's default) is listed: the local viewer's. Any port would let
- * a web page make the relay POST to every service listening on the machine. One rule for the tunnel's authorizer
- * and for replay, which re-checks spooled rows against the configuration of the day.
+ * Which DSNs this relay forwards for: the allowlisted ones or, in development with no allowlist, a loopback DSN on a
+ * listed port (the local viewer's; any port would let a page make the relay POST to every local service). One rule
+ * for the tunnel's authorizer and for replay's re-check of spooled rows.
  */
 export interface DsnAllowlist {
   /** The allowlisted DSN with this key (the configured one, secret and all), if any. */

@@ -1,8 +1,7 @@
 /**
- * Sentry corrects event timestamps by `received_at - sent_at` when the two are 55 minutes or more apart (Relay's
- * clock-drift processor), so an envelope the relay held back for an hour would have its events moved an hour into
- * the future. Moving `sent_at` forward by the time held keeps the SDK's own clock correction and nothing else.
- * Only the `sent_at` value in the header line is rewritten; every other byte stays.
+ * Sentry corrects timestamps by `received_at - sent_at` from 55 minutes apart (Relay's clock-drift processor), so an
+ * envelope held an hour would have its events moved an hour ahead: `sent_at` is moved forward by the time held, and
+ * only that value in the header line is rewritten.
  */
 export function shiftSentAt(bytes: Buffer, heldMs: number): Buffer {
   const newline = bytes.indexOf(0x0a);

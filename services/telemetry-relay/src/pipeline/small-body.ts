@@ -5,10 +5,9 @@ import type { Hold } from '../memory/budget.ts';
 import { charge } from './body-sink.ts';
 
 /**
- * The common case, a browser's envelope: an uncompressed body of known length up to SMALL_BODY_BYTES. Its chunks
- * are collected with one timer and four listeners, each charged to the hold as it arrives; the header line is handed
- * over once the body is complete (reading a few kilobytes before refusing them costs less than watching for it).
- * Every other body takes the general path in bound.ts.
+ * The common case, a browser's uncompressed envelope of known length up to SMALL_BODY_BYTES: one timer and four
+ * listeners, each chunk charged as it arrives; the header line is handed over once the body is complete (cheaper than
+ * watching for it at this size). Every other body takes bound.ts's general path.
  */
 export const SMALL_BODY_BYTES = 64 * 1024;
 

@@ -10,10 +10,9 @@ import type { Spool, SpoolEntry, SpoolRecord } from './spool.ts';
 import type { SpoolWriter } from './spool-writer.ts';
 
 /**
- * One attempt to deliver one envelope, and what upstream's answer means for it: delivered (its row acknowledged),
- * dropped and counted (429, other 4xx: retrying would get the same answer), or failed (rescheduled with backoff,
- * or spooled when it was only in memory; outage.ts learns of it). A body in memory is sent as it is; a spooled body
- * file is streamed (file-body.ts). Either way an envelope held over a minute has its sent_at moved forward.
+ * One send and what upstream's answer means: delivered (row acknowledged), dropped and counted (429, other 4xx), or
+ * failed (rescheduled with backoff, or spooled if it was only in memory). A spooled body file is streamed; an
+ * envelope held over a minute has its sent_at moved forward.
  */
 export interface Attempt {
   /** An accepted envelope (its body in memory), or a leased spool row (its body in memory or in a file). */

@@ -2,10 +2,8 @@ import { createDsnAllowlist } from '../envelope/allowlist.ts';
 import { type Dsn, envelopeEndpoint, parseDsn } from '../envelope/dsn.ts';
 
 /**
- * Where the current configuration lets a spooled envelope go. A row keeps the URL and DSN it was accepted for,
- * possibly days and a redeploy ago: replay sends it only if that DSN is still allowed (as the tunnel's authorizer
- * decides) and the URL is still the one an envelope for that DSN would be sent to now (UPSTREAM_URL, or the DSN's
- * own envelope endpoint).
+ * Whether a spooled row, accepted possibly days and a redeploy ago, may still go where it was going: its DSN still
+ * allowed and its URL still the one that DSN's envelopes go to now (UPSTREAM_URL, or the DSN's envelope endpoint).
  */
 export interface DestinationConfig {
   allowedDsns: readonly Dsn[];
