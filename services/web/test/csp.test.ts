@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { serverTunnelUrl } from '../src/server/telemetry-endpoints.ts';
-import { testApp } from './helpers.ts';
+import { loadSentryConfig } from '../src/server/sentry-config.ts';
+import { appForTest } from './helpers.ts';
 
 /** The document's CSP as a map of directive → value. */
 async function policyOf(env: Record<string, string>) {
-  const { app } = await testApp(env);
+  const { app } = await appForTest(env);
   const res = await app.inject({ method: 'GET', url: '/' });
-  await app.close();
   const directives = new Map(
     String(res.headers['content-security-policy'])
       .split(';')
@@ -72,6 +71,6 @@ describe("the Node SDK's envelopes go through the relay the tunnel path forwards
     [{ SERVER_TUNNEL_URL: 'http://telemetry-relay:3001/monitoring' }, 'http://telemetry-relay:3001/monitoring'],
     [{}, undefined],
   ])('%j → %s', (env, expected) => {
-    expect(serverTunnelUrl(env)).toBe(expected);
+    expect(loadSentryConfig(env)?.serverTunnelUrl).toBe(expected);
   });
 });

@@ -8,8 +8,10 @@ import {
   readServerConfig,
   type ServerConfig,
 } from '@app/service-kit';
+import { readSentryConfig } from './sentry-config.ts';
 
-/** Every environment variable the service reads, validated in one place. Documented in the README ("Web service"). */
+/** Every environment variable the service reads, validated in one place (the Sentry ones by sentry-config.ts, which
+ * instrument.ts reads too). Documented in docs/configuration.md. */
 export interface Config {
   server: ServerConfig;
   /** Same-origin path the browser SDK posts envelopes to (the ingress routes it to the relay); undefined = off. */
@@ -71,31 +73,7 @@ const IN_FLIGHT_PER_CPU = 32;
 export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLimit = containerCpuLimit()): Config {
   const reader = readEnv(env);
   const server = readServerConfig(reader, 3000);
-  const tunnel = reader.string('TUNNEL_PATH', '/monitoring');
-  const tunnelPath = tunnel === 'off' ? undefined : tunnel;
-  reader.check(
-    'TUNNEL_PATH',
-    tunnelPath === undefined || /^\/[\w\-./]*$/.test(tunnelPath)
-      ? undefined
-      : `must be an absolute path such as /monitoring, or "off" (got ${JSON.stringify(tunnel)})`,
-  );
-  const tunnelTarget = reader.optionalUrl('TUNNEL_TARGET');
-  const dsn = reader.optionalString('SENTRY_DSN');
-  reader.check(
-    'SENTRY_DSN',
-    dsn === undefined || /^https?:\/\/[^@/]+@[^/]+\/(?:.*\/)?\d+$/.test(dsn)
-      ? undefined
-      : 'must look like https://<public key>@<host>/<project id>',
-  );
-  reader.optionalUrl('SERVER_TUNNEL_URL'); // read by instrument.ts (telemetry-endpoints.ts), checked here
-  const rateText = reader.string('SENTRY_TRACES_SAMPLE_RATE', '0.1');
-  const tracesSampleRate = Number(rateText);
-  reader.check(
-    'SENTRY_TRACES_SAMPLE_RATE',
-    /^\d+(\.\d+)?$/.test(rateText) && tracesSampleRate <= 1
-      ? undefined
-      : `must be a number from 0 to 1 (got ${JSON.stringify(rateText)})`,
-  );
+  const sentry = readSentryConfig(reader);
   const allowedOrigins = reader.list('ALLOWED_ORIGINS');
   for (const origin of allowedOrigins) {
     const url = URL.parse(origin);
@@ -114,23 +92,18 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
       : `must be "on" or "off" (got ${JSON.stringify(compressionText)})`,
   );
   const requestTimeoutMs = reader.integer('REQUEST_TIMEOUT_MS', 30_000, { min: 1_000, max: 600_000 });
-  const orgId = reader.optionalString('SENTRY_ORG_ID');
-  reader.check(
-    'SENTRY_ORG_ID',
-    orgId === undefined || /^\d+$/.test(orgId) ? undefined : `must be a number (got ${JSON.stringify(orgId)})`,
-  );
   const metricsPort = reader.optionalString('METRICS_PORT')
     ? reader.integer('METRICS_PORT', 0, { min: 0, max: 65535 })
     : undefined;
   const config: Config = {
     server,
-    tunnelPath,
-    tunnelTarget,
+    tunnelPath: sentry.tunnelPath,
+    tunnelTarget: sentry.tunnelTarget,
     sentry: {
-      dsn,
-      release: reader.optionalString('SENTRY_RELEASE'),
-      environment: reader.string('SENTRY_ENVIRONMENT', 'production'),
-      tracesSampleRate,
+      dsn: sentry.dsn,
+      release: sentry.release,
+      environment: sentry.environment,
+      tracesSampleRate: sentry.tracesSampleRate,
     },
     allowedOrigins,
     diagnostics: reader.boolean('DIAGNOSTICS', false),
@@ -141,8 +114,8 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     catalogRelatedDelayMs: reader.integer('CATALOG_RELATED_DELAY_MS', 20, { min: 0, max: 60_000 }),
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 1_024 }),
-    traceContinuationPerSecond: reader.integer('TRACE_CONTINUATION_PER_SECOND', 10, { min: 0, max: 1_000_000 }),
-    sentryOrgId: orgId,
+    traceContinuationPerSecond: sentry.traceContinuationPerSecond,
+    sentryOrgId: sentry.orgId,
     loadShedding: {
       maxInFlight: reader.integer('SHED_MAX_IN_FLIGHT', Math.ceil((cpuLimit ?? 2) * IN_FLIGHT_PER_CPU), {
         min: 0,

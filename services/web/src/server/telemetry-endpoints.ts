@@ -1,22 +1,10 @@
 // Where each kind of telemetry goes, derived from the configuration in one place: the browser SDK's tunnel (or the
-// DSN's intake in direct mode), the Node SDK's envelopes, and CSP violation reports. No Sentry import here:
-// instrument.ts reads it before the SDK loads.
+// DSN's intake in direct mode), the Node SDK's envelopes (sentry-config.ts), and CSP violation reports. No Sentry
+// import here: instrument.ts reads it before the SDK loads.
 
 /** The URL the tunnel path forwards to: a target with a path is used as it is, a bare origin gets the path. */
 export function tunnelDestination(path: string, target: URL): URL {
   return target.pathname === '/' ? new URL(path, target) : target;
-}
-
-/**
- * Where the Node SDK posts its envelopes (its `tunnel` option): SERVER_TUNNEL_URL, else the relay the tunnel path
- * forwards to, so locally the relay is the one way out for telemetry, as the browser's is. Undefined: the DSN's host.
- */
-export function serverTunnelUrl(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const explicit = env.SERVER_TUNNEL_URL?.trim();
-  if (explicit) return explicit;
-  const path = env.TUNNEL_PATH?.trim() || '/monitoring';
-  const target = URL.parse(env.TUNNEL_TARGET?.trim() ?? '');
-  return path === 'off' || !target ? undefined : tunnelDestination(path, target).href;
 }
 
 interface DsnParts {
