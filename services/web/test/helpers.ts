@@ -1,4 +1,5 @@
-import { buildApp, type WebApp } from '../src/server/app.ts';
+import { onTestFinished } from 'vitest';
+import { type BuildOptions, buildApp, type WebApp } from '../src/server/app.ts';
 import type { Assets } from '../src/server/assets.ts';
 import { loadConfig } from '../src/server/config.ts';
 
@@ -9,11 +10,19 @@ export const fakeAssets: Assets = {
   preloadFor: (views) => views.map((view) => `/assets/${view.replace(/\W/g, '_')}.js`),
 };
 
-export async function testApp(env: Record<string, string> = {}): Promise<WebApp> {
+/** The service for a whole file or block: built in beforeAll, closed in afterAll. */
+export async function testApp(env: Record<string, string> = {}, options: Partial<BuildOptions> = {}): Promise<WebApp> {
   // Load shedding off unless a test turns it on: a test worker's event loop lags whenever a neighbour compiles.
   const defaults = { LOG_LEVEL: 'silent', DIAGNOSTICS: '1', SHED_EVENT_LOOP_DELAY_MS: '0' };
-  const web = await buildApp(loadConfig({ ...defaults, ...env }), { assets: fakeAssets });
+  const web = await buildApp(loadConfig({ ...defaults, ...env }), { assets: fakeAssets, ...options });
   await web.app.ready();
+  return web;
+}
+
+/** The service for one test, called inside it: closed when the test finishes, whether it passed or not. */
+export async function appForTest(env: Record<string, string> = {}, options: Partial<BuildOptions> = {}) {
+  const web = await testApp(env, options);
+  onTestFinished(() => web.app.close());
   return web;
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';
-import { fakeAssets, pageData, testApp } from './helpers.ts';
+import { appForTest, pageData, testApp } from './helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -127,10 +127,9 @@ describe('server failures', () => {
   });
 
   it('has no diagnostics routes unless DIAGNOSTICS is on', async () => {
-    const { app: plain } = await testApp({ DIAGNOSTICS: '0' });
+    const { app: plain } = await appForTest({ DIAGNOSTICS: '0' });
     const res = await plain.inject({ url: '/diagnostics/server-error' });
     expect(res.statusCode).toBe(404);
-    await plain.close();
   });
 });
 
@@ -149,13 +148,10 @@ describe('actions', () => {
   });
 
   it('sets the prefs cookie without Secure only from the development server (plain http on localhost)', async () => {
-    const { buildApp } = await import('../src/server/app.ts');
-    const { loadConfig } = await import('../src/server/config.ts');
-    const dev = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), { assets: fakeAssets, dev: true });
+    const dev = await appForTest({}, { dev: true });
     const res = await dev.app.inject(form('pageSize=10&theme=dark', { origin: 'http://shop.test' }));
     expect(String(res.headers['set-cookie'])).toMatch(/^prefs=/);
     expect(String(res.headers['set-cookie'])).not.toMatch(/Secure/);
-    await dev.app.close();
   });
 
   it('re-renders the form with 400 and the errors on invalid input, keeping what was typed', async () => {
@@ -207,13 +203,12 @@ describe('actions', () => {
   });
 
   it('accepts a POST from a configured origin (a proxy in front)', async () => {
-    const { app: proxied } = await testApp({ ALLOWED_ORIGINS: 'https://www.shop.example' });
+    const { app: proxied } = await appForTest({ ALLOWED_ORIGINS: 'https://www.shop.example' });
     const res = await proxied.inject({
       ...form('pageSize=10&theme=light', { origin: 'https://www.shop.example' }),
       url: '/preferences',
     });
     expect(res.statusCode).toBe(303);
-    await proxied.close();
   });
 
   it('refuses a body over the limit with 413 and an unknown body type with 415', async () => {

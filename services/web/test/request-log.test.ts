@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { logRequests } from '../src/server/request-log.ts';
 
 async function appWithLogs(sampleEvery: number) {
@@ -15,6 +15,7 @@ async function appWithLogs(sampleEvery: number) {
   logRequests(app, { sampleEvery });
   app.get('/ok', async () => 'ok');
   app.get('/fail', async (_req, reply) => reply.code(500).send('no'));
+  onTestFinished(() => app.close());
   await app.ready();
   const completed = () => lines.filter((line) => line.msg === 'request completed');
   return { app, completed };
@@ -29,7 +30,6 @@ describe('request logs', () => {
     expect(completed()).toHaveLength(3); // the 1st, 101st and 201st
     expect(completed()[0]).toMatchObject({ req: { method: 'GET', url: '/ok' }, route: '/ok', sampleOneIn: 100 });
     expect(typeof completed()[0]?.responseTime).toBe('number');
-    await app.close();
   });
 
   it('log every response with status >= 400, whatever the sampling', async () => {
@@ -39,13 +39,11 @@ describe('request logs', () => {
     await app.inject('/missing');
     expect(completed().map(statusOf)).toEqual([200, 500, 500, 500, 500, 500, 404]);
     expect(completed()[1]).not.toHaveProperty('sampleOneIn');
-    await app.close();
   });
 
   it('log every request with sampleEvery 1', async () => {
     const { app, completed } = await appWithLogs(1);
     for (let i = 0; i < 10; i++) await app.inject('/ok');
     expect(completed()).toHaveLength(10);
-    await app.close();
   });
 });
