@@ -17,10 +17,14 @@ const form = (body: string, headers: Record<string, string> = {}) => ({
 });
 
 describe('documents and page data from one URL', () => {
-  it('answers a document request with streamed HTML and never JSON', async () => {
+  it('answers a document request with HTML and never JSON, in one piece when nothing is left to stream', async () => {
     const res = await app.inject({ url: '/catalog' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    // Complete at its shell, so not streamed: its length is known (a stream is chunked, without one).
+    expect(res.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+    expect(res.body).toMatch(/<\/html>$/);
     expect(res.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes, Accept-Encoding');
     expect(res.headers['cache-control']).toBe('private, no-cache');
     expect(res.body).toMatch(/^<!DOCTYPE html>/);

@@ -132,16 +132,45 @@ function coalescingBody(tail: string, takeScripts: () => string[]): Transform & 
 
 export interface RenderedDocument {
   status: number;
-  body: NodeJS.ReadableStream;
+  /** The whole document when React had it all at the shell, else the stream of it. */
+  body: NodeJS.ReadableStream | Buffer;
 }
+
+/**
+ * What React pipes a render into that was complete at its shell: it then writes every chunk and ends within pipe(),
+ * so the document is sent as one buffer with a Content-Length, without a stream between React and the socket.
+ */
+function collect(pipe: (destination: NodeJS.WritableStream) => unknown): Buffer[] {
+  const chunks: Buffer[] = [];
+  let ended = false;
+  const sink = {
+    // Views of React's own buffers (copied by the caller's concat at once) or, for a long text, a string.
+    write(chunk: Uint8Array | string) {
+      chunks.push(
+        typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+      );
+      return true;
+    },
+    end() {
+      ended = true;
+    },
+    on() {
+      return sink;
+    },
+    destroy() {},
+  };
+  pipe(sink as unknown as NodeJS.WritableStream);
+  if (!ended) throw new Error('React did not finish a render it reported as all ready');
+  return chunks;
+}
+
+/** A render still streaming after this is cut off (the shell is long sent; React finishes on the client). */
+const RENDER_TIMEOUT_MS = 10_000;
 
 /**
  * Resolves when the shell is ready (then the status can still be chosen), rejects on a shell error so the caller
  * can render the error boundary instead. Errors after the shell are reported through `onLateError`.
  */
-/** A render still streaming after this is cut off (the shell is long sent; React finishes on the client). */
-const RENDER_TIMEOUT_MS = 10_000;
-
 export function renderDocument(
   parts: DocumentParts,
   onLateError: (error: unknown) => void,
@@ -153,22 +182,39 @@ export function renderDocument(
   for (const part of parts.deferred ?? []) {
     void part.settled.then((settlement) => settledScripts.push(settlementScript(settlement, parts.nonce)));
   }
+  // A page with deferred parts is always streamed: their scripts may settle after React is done with the markup.
+  const mayBeWhole = !parts.deferred?.length;
   return new Promise((resolve, reject) => {
     let shellDone = false;
+    let sent = false;
     const stream = renderToPipeableStream(
       <StaticRouterProvider router={router} context={parts.context} nonce={parts.nonce} />,
       {
         nonce: parts.nonce,
         onShellReady() {
           shellDone = true;
-          const body = coalescingBody(TAIL, () => settledScripts.splice(0));
-          body.write(Buffer.from(documentHead));
-          stream.pipe(body);
-          // Stop rendering for a client that went away, or after the time limit.
-          const timer = setTimeout(() => stream.abort(new Error('render timed out')), RENDER_TIMEOUT_MS);
-          body.on('close', () => clearTimeout(timer));
-          signal?.addEventListener('abort', () => stream.abort(signal.reason), { once: true });
-          resolve({ status: parts.context.statusCode, body });
+          // React calls onAllReady next, in the same pass, when nothing is suspended: wait for that pass to end.
+          queueMicrotask(() => {
+            if (sent) return;
+            sent = true;
+            const body = coalescingBody(TAIL, () => settledScripts.splice(0));
+            body.write(Buffer.from(documentHead));
+            stream.pipe(body);
+            // Stop rendering for a client that went away, or after the time limit.
+            const timer = setTimeout(() => stream.abort(new Error('render timed out')), RENDER_TIMEOUT_MS);
+            body.on('close', () => clearTimeout(timer));
+            signal?.addEventListener('abort', () => stream.abort(signal.reason), { once: true });
+            resolve({ status: parts.context.statusCode, body });
+          });
+        },
+        onAllReady() {
+          if (sent || !shellDone || !mayBeWhole) return;
+          sent = true;
+          const markup = collect((destination) => stream.pipe(destination));
+          resolve({
+            status: parts.context.statusCode,
+            body: Buffer.concat([Buffer.from(documentHead), ...markup, Buffer.from(TAIL)]),
+          });
         },
         onShellError(error) {
           reject(error);
