@@ -10,7 +10,7 @@ export class RouteCodeUnavailable extends Error {
   override name = 'RouteCodeUnavailable';
 }
 
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new RouteCodeUnavailable(`${what} did not arrive within ${ms} ms`)), ms);
