@@ -144,6 +144,39 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
+  it('waits for the page to have loaded, which hydration does not', async () => {
+    const page = await suite.browser.newPage();
+    let sdkRequested = false;
+    page.on('request', (r) => {
+      if (SDK_CHUNK.test(r.url())) sdkRequested = true;
+    });
+    // An image still loading holds the document's load event (as a slow subresource on a phone would).
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/held.svg', async (route) => {
+      await released;
+      await route.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' });
+    });
+    await page.addInitScript(() =>
+      document.addEventListener('DOMContentLoaded', () => {
+        const image = Object.assign(document.createElement('img'), { src: '/held.svg', alt: '' });
+        document.body.append(image);
+      }),
+    );
+    await page.goto(`${suite.stack.web.url}/catalog`, { waitUntil: 'domcontentloaded' });
+    await waitForHydration(page);
+    // Longer than the idle callback's 2 s timeout that started it after hydration alone.
+    await page.waitForTimeout(3_000);
+    expect(await page.evaluate(() => document.readyState)).not.toBe('complete');
+    expect(sdkRequested).toBe(false);
+    release();
+    await waitForSentry(page);
+    expect(sdkRequested).toBe(true);
+    await page.close();
+  });
+
   it('keeps a hydrated page free of console errors and sends its session', async () => {
     const { page, seen, release } = await openWithSdkHeld('/');
     release();

@@ -1,5 +1,5 @@
 // The browser SDK, configured from what the server injected (DSN, release, environment, tunnel). Part of the SDK's
-// lazy chunk: sentry-sdk.ts initialises it after hydration and then instruments the router.
+// lazy chunk: sentry-sdk.ts sets it up at idle time after the page's load and then instruments the router.
 //
 // Built from its parts (BrowserClient + an explicit integration list, as Sentry documents for tree-shaking default
 // integrations) rather than with `Sentry.init`, whose default list is always bundled even with
@@ -7,7 +7,7 @@
 // to catch what the global handlers already see for our same-origin scripts) with functionToString (only there for
 // those wrappers), and conversationId (AI conversations). −2.9 KB gzip of first-load JavaScript.
 import { ignoreErrors } from '@app/telemetry-rules';
-import { applySdkMetadata } from '@sentry/core';
+import { applySdkMetadata, type Integration } from '@sentry/core';
 import {
   BrowserClient,
   breadcrumbsIntegration,
@@ -31,8 +31,13 @@ import type { ClientConfig } from '../framework/client-config.ts';
 import { TRACING } from '../framework/timing.ts';
 import { trackPageSession } from './page-session.ts';
 
-export function initSentry(config: ClientConfig['sentry']): void {
-  if (!config.dsn) return;
+/**
+ * Set up in slices (sentry-sdk.ts): first the client with what reports an error as it should (handlers, filters, the
+ * event's context, the session), then what records the page (breadcrumbs, console) and then tracing, added one by
+ * one, so that no single task is long.
+ */
+export function initSentry(config: ClientConfig['sentry']): BrowserClient | undefined {
+  if (!config.dsn) return undefined;
   const options = {
     dsn: config.dsn,
     ...(config.release ? { release: config.release } : {}),
@@ -55,11 +60,26 @@ export function initSentry(config: ClientConfig['sentry']): void {
       globalHandlersIntegration(),
       linkedErrorsIntegration(),
       dedupeIntegration(),
-      breadcrumbsIntegration(),
-      consoleIntegration(),
       httpContextIntegration(),
       cultureContextIntegration(),
       browserSessionIntegration(),
+    ],
+  };
+  // What @sentry/react's init adds: the SDK name (events say sentry.javascript.react) and the React context.
+  applySdkMetadata(options, 'react');
+  const client = new BrowserClient(options);
+  setCurrentClient(client);
+  client.init();
+  trackPageSession(client);
+  setContext('react', { version: reactVersion });
+  return client;
+}
+
+/** Added to the client after initSentry, each in its own slice (tracing last: it starts the pageload transaction). */
+export function laterIntegrations(): Integration[][] {
+  return [
+    [breadcrumbsIntegration(), consoleIntegration()],
+    [
       reactRouterBrowserTracingIntegration({
         useEffect,
         useLocation,
@@ -74,12 +94,5 @@ export function initSentry(config: ClientConfig['sentry']): void {
         childSpanTimeout: TRACING.childSpanTimeout,
       }),
     ],
-  };
-  // What @sentry/react's init adds: the SDK name (events say sentry.javascript.react) and the React context.
-  applySdkMetadata(options, 'react');
-  const client = new BrowserClient(options);
-  setCurrentClient(client);
-  client.init();
-  trackPageSession(client);
-  setContext('react', { version: reactVersion });
+  ];
 }

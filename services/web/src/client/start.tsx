@@ -1,7 +1,7 @@
 // Starting the app in the browser (entry.tsx calls start()): the routes (the matched ones' code loaded before
 // hydrating, so hydration renders exactly what the server sent and fetches nothing), then the router, then
 // hydrateRoot, then the Sentry SDK at idle time (telemetry.ts: reports made before it arrives wait for it).
-import { useEffect } from 'react';
+import { startTransition, useEffect } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import {
   createBrowserRouter,
@@ -18,6 +18,7 @@ import { buildClientRoutes } from '../framework/client-routes.ts';
 import { enabledRoutes, flattenRoutes } from '../framework/route-table.ts';
 import { createDataStrategy } from './data-strategy.ts';
 import { reviveDeferredHydration } from './deferred-data.ts';
+import { idleSlices, nextTask } from './idle.ts';
 import { createRouteCode } from './lazy-route.ts';
 import { createPrefetcher } from './prefetch.ts';
 import { captureException, loadSentryWhenIdle, reportReactError, sentrySettled } from './telemetry.ts';
@@ -59,7 +60,9 @@ function HydrationMark({ router }: { router: DataRouter }) {
     // The SDK and then the feedback widget (which needs its client) are their own chunks, loaded once the page is
     // interactive.
     void loadSentryWhenIdle(config.sentry, router).then(async (sdk) => {
-      if (sdk) (await import('./feedback.ts')).addFeedbackWidget(config.styleNonce);
+      if (!sdk) return;
+      await idleSlices.next();
+      (await import('./feedback.ts')).addFeedbackWidget(config.styleNonce);
     });
   }, [router]);
   return null;
@@ -90,27 +93,33 @@ export async function start(): Promise<void> {
     dataStrategy: createDataStrategy(prefetcher, () => sentrySettled(SENTRY_WAIT_MS)),
   });
   routeCode.attach(router);
+  // The router's setup and hydration are tasks of their own.
+  await nextTask();
   const container = document.getElementById('root');
   if (!container) throw new Error('no #root element to hydrate');
-  hydrateRoot(
-    container,
-    <>
-      <RouterProvider
-        router={router}
-        onError={(error, info) => {
-          // Render errors reach onCaughtError below; server failures and 404s were handled by the server.
-          if (info.errorInfo || isRouteErrorResponse(error)) return;
-          captureException(error, { route: info.pattern });
-        }}
-      />
-      <HydrationMark router={router} />
-    </>,
-    {
-      onUncaughtError: reportReactError,
-      onCaughtError: reportReactError,
-      onRecoverableError: reportReactError,
-    },
-  );
+  // In a transition React hydrates time-sliced (yielding to the browser every ~5 ms) rather than in one long task; a
+  // click before it is done makes React finish hydrating at once and replay the event.
+  startTransition(() => {
+    hydrateRoot(
+      container,
+      <>
+        <RouterProvider
+          router={router}
+          onError={(error, info) => {
+            // Render errors reach onCaughtError below; server failures and 404s were handled by the server.
+            if (info.errorInfo || isRouteErrorResponse(error)) return;
+            captureException(error, { route: info.pattern });
+          }}
+        />
+        <HydrationMark router={router} />
+      </>,
+      {
+        onUncaughtError: reportReactError,
+        onCaughtError: reportReactError,
+        onRecoverableError: reportReactError,
+      },
+    );
+  });
   prefetcher.start(router);
   if (config.diagnostics) window.__appDiagnostics = { prefetchCacheSize: () => prefetcher.size };
 }

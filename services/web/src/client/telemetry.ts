@@ -1,8 +1,9 @@
-// What the entry chunk knows of Sentry: a queue. The SDK (sentry-sdk.ts, ~45 KB gzip) is imported once the page is
-// hydrated and the browser is idle, or at once when the user navigates first; until then reports wait here, and
-// uncaught errors wait in the inline queue of framework/early-errors.ts.
+// What the entry chunk knows of Sentry: a queue. The SDK (sentry-sdk.ts, ~45 KB gzip) is imported once the page has
+// loaded and the browser is idle, and set up in idle slices (idle.ts), or all at once when the user navigates first;
+// until then reports wait here, and uncaught errors wait in the inline queue of framework/early-errors.ts.
 import type { DataRouter } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
+import { afterLoad, idleSlices as slices } from './idle.ts';
 
 type Sdk = typeof import('./sentry-sdk.ts');
 
@@ -38,7 +39,7 @@ function loadSentry(config: ClientConfig['sentry'], router: DataRouter): Promise
     try {
       const started = performance.now();
       const loaded = await import('./sentry-sdk.ts');
-      loaded.startSentry(config, router);
+      await loaded.startSentry(config, router, slices.next);
       performance.measure('app:sentry-load', { start: started });
       sdk = loaded;
       for (const use of waiting.splice(0)) use(loaded);
@@ -60,7 +61,10 @@ export function sentrySettled(ms: number): Promise<unknown> {
   return Promise.race([loading, new Promise((resolve) => setTimeout(resolve, ms))]);
 }
 
-/** After hydration: at idle time, or at the first navigation if that comes sooner (so it gets its transaction). */
+/**
+ * After hydration: once the page has loaded, at idle time; or at the first navigation if that comes sooner (so it
+ * gets its transaction), then without waiting for idle periods.
+ */
 export function loadSentryWhenIdle(config: ClientConfig['sentry'], router: DataRouter): Promise<Sdk | undefined> {
   return new Promise((resolve) => {
     const load = () => {
@@ -68,9 +72,10 @@ export function loadSentryWhenIdle(config: ClientConfig['sentry'], router: DataR
       resolve(loadSentry(config, router));
     };
     const unsubscribe = router.subscribe((state) => {
-      if (state.navigation.state !== 'idle') load();
+      if (state.navigation.state === 'idle') return;
+      slices.hurry();
+      load();
     });
-    if ('requestIdleCallback' in window) requestIdleCallback(load, { timeout: 2_000 });
-    else setTimeout(load, 200);
+    void afterLoad().then(slices.next).then(load);
   });
 }
