@@ -9,7 +9,9 @@
 import { type SlowClientReport, slowClients } from '@app/test-kit';
 import { Network, type StartedNetwork } from 'testcontainers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildImage, type CaptureContainer, startCapture } from '../support/containers.ts';
+import { buildImage, type CaptureContainer, docker, startCapture } from '../support/containers.ts';
+import { measureCpuPressure } from '../support/cpu-pressure.ts';
+import { percentile } from '../support/liveness-prober.ts';
 import { type PodContainer, readPod, startPodContainer } from '../support/pod.ts';
 import {
   expectSurvived,
@@ -25,6 +27,7 @@ const pod = readPod({ dir: 'web', workload: 'deployment.yaml', container: 'web',
 const PORT = Number(pod.env.PORT ?? 3000);
 const TRACE_BUDGET_PER_SECOND = 10; // the service's default
 const HEADERS_TIMEOUT_MS = 10_000; // the service's default
+const METRICS_PORT = Number(pod.env.METRICS_PORT ?? 9464);
 
 const bounds: WebBounds = {
   // The kubelet's probe, every 100 ms instead of every 10 s, with its 2 s timeout.
@@ -145,7 +148,11 @@ describe(`web container under hostile traffic (${pod.memoryBytes / MiB} MiB, ${p
     expectSurvived(bounds, f, 'strict');
   }, 90_000);
 
-  it('overload: 300 clients asking for pages at once get fast 503s with Retry-After, and the service recovers', async () => {
+  it('overload: 300 clients asking for pages at once get fast 503s with Retry-After, liveness stays answered, and the service recovers', async () => {
+    const id = web.container().getId();
+    const pid = Number(await docker(['inspect', '-f', '{{.State.Pid}}', id]));
+    const pressure = await measureCpuPressure(id, web.url(METRICS_PORT, '/metrics'), pid);
+    const phaseStarted = performance.now();
     const f = await webUnderAttack(
       web,
       judged('overload'),
@@ -162,25 +169,41 @@ describe(`web container under hostile traffic (${pod.memoryBytes / MiB} MiB, ${p
       },
       (answers) => `attacks ${JSON.stringify(summary(answers))}`,
     );
+    // Recovers by itself: ready again and serving pages within a few seconds of the end.
+    const readyUrl = web.url(PORT, pod.readinessPath ?? '/readyz');
+    const recoveredAfterMs = await waitFor(async () => (await getPage(readyUrl)).status === 200, 15_000);
+    const cpu = await pressure.stop();
+    process.stdout.write(
+      `hostile: web overload: ready again after ${recoveredAfterMs?.toFixed(0) ?? 'never'} ms; phase ` +
+        `${((performance.now() - phaseStarted) / 1000).toFixed(1)} s; liveness p50 ${f.probes.p50Ms.toFixed(0)} ms; CPU ${JSON.stringify(cpu)}\n`,
+    );
     const shed = f.result.filter((a) => a.status === 503);
     expect.soft(shed.length, 'requests shed').toBeGreaterThan(0);
     expect.soft(shed.filter((a) => a.retryAfter === undefined).length, '503s without Retry-After').toBe(0);
+    // A refusal waits for no render, so it comes before the pages. Not an absolute bound: on a crowded machine the
+    // container's main thread waits for a CPU most of the phase (mainThread.waitS in the figures line).
+    const p50 = (answers: PageAnswer[]) =>
+      percentile(
+        answers.map((a) => a.ms),
+        0.5,
+      );
+    const pages = f.result.filter((a) => a.status === 200);
+    expect.soft(p50(shed), '503 p50 (ms), below the pages’ p50').toBeLessThan(p50(pages));
     const other = f.result.filter((a) => a.status !== 200 && a.status !== 503);
     expect.soft(summary(other), 'answers other than 200 or 503').toEqual({});
-    // Recovers by itself: ready again and serving pages within a few seconds of the end.
-    const readyUrl = web.url(PORT, pod.readinessPath ?? '/readyz');
-    const recovered = await waitFor(async () => (await getPage(readyUrl)).status === 200, 15_000);
-    expect.soft(recovered, 'ready again within 15 s').toBe(true);
+    expect.soft(recoveredAfterMs, 'ready again within 15 s').toBeDefined();
     expect.soft((await getPage(page())).status, 'a page after the overload').toBe(200);
-    expectSurvived(bounds, f, 'reported');
+    // The kubelet restarts a pod after 3 liveness failures: one that sheds correctly must not look dead.
+    expectSurvived(bounds, f, 'strict');
   }, 90_000);
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+/** How long `check` took to come true (ms), or undefined if it did not within `timeoutMs`. */
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<number | undefined> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    if (await check()) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return false;
+  return undefined;
 }

@@ -1,6 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { type Readiness, readinessReport } from './health.ts';
@@ -11,6 +10,8 @@ export interface AdminPortOptions {
   host: string;
   registry: Registry;
   readiness: Readiness;
+  /** /healthz fails once the main event loop has not turned for this long (default 10 s). */
+  maxStallMs?: number;
 }
 
 export interface AdminPort {
@@ -18,52 +19,104 @@ export interface AdminPort {
   port(): number | undefined;
 }
 
+/** How often the main thread marks that its event loop turned. */
+const BEAT_EVERY_MS = 250;
+
+// The admin server, run in a worker thread: plain JavaScript evaluated there (a file would have to survive each
+// service's bundling). /healthz is answered from the heartbeat alone; /metrics and /readyz are asked of the main
+// thread, which owns the registry and the readiness checks.
+const WORKER_SOURCE = `
+const { createServer } = require('node:http');
+const { parentPort, workerData } = require('node:worker_threads');
+const { port, host, beat, maxStallMs } = workerData;
+const lastBeat = new BigInt64Array(beat);
+const waiting = new Map();
+let nextId = 0;
+const send = (res, status, headers, body) => res.writeHead(status, { 'cache-control': 'no-store', ...headers }).end(body);
+const json = (res, status, body) => send(res, status, { 'content-type': 'application/json' }, JSON.stringify(body));
+const server = createServer((req, res) => {
+  const path = (req.url || '/').split('?', 1)[0];
+  if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: 'method_not_allowed' });
+  if (path === '/healthz') {
+    const stalledMs = Date.now() - Number(Atomics.load(lastBeat, 0));
+    if (stalledMs <= maxStallMs) return json(res, 200, { status: 'ok' });
+    return json(res, 503, { status: 'stalled', detail: 'the event loop has not turned for ' + stalledMs + ' ms' });
+  }
+  if (path !== '/metrics' && path !== '/readyz') {
+    return json(res, 404, { error: 'not_found', detail: 'the admin port serves /metrics, /healthz and /readyz' });
+  }
+  const id = nextId++;
+  waiting.set(id, res);
+  res.once('close', () => waiting.delete(id));
+  parentPort.postMessage({ id, path });
+});
+server.keepAliveTimeout = 5000;
+server.headersTimeout = 5000;
+server.requestTimeout = 10000;
+parentPort.on('message', (message) => {
+  if (message.type === 'close') {
+    server.close();
+    server.closeAllConnections();
+    return;
+  }
+  const res = waiting.get(message.id);
+  if (res) send(res, message.status, { 'content-type': message.contentType }, message.body);
+});
+server.on('error', (error) => parentPort.postMessage({ type: 'error', message: error.message }));
+server.listen(port, host, () => parentPort.postMessage({ type: 'listening', port: server.address().port }));
+`;
+
 /**
- * GET /metrics, /healthz and /readyz on a port of their own, served by plain node:http: the kubelet and Prometheus
- * reach it, the ingress does not. Nothing a client does on the main port (holding every connection, being shed)
- * stands between a probe and its answer but the event loop itself. Listens when `app` is ready, closes with it.
+ * GET /metrics, /healthz and /readyz on a port of their own (the kubelet and Prometheus reach it, the ingress does
+ * not), served from a worker thread. Liveness there means "the main event loop turned within maxStallMs": a process
+ * busy refusing a crowd, or waiting for a CPU on a crowded node, is alive; one stuck in a loop is not
+ * (docs/decisions/008-load-shedding-and-liveness.md). Listens when `app` is ready, closes with it.
  */
 export function serveAdminPort(app: FastifyInstance, options: AdminPortOptions): AdminPort {
-  const { registry, readiness } = options;
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const json = (status: number, body: object) =>
-      res
-        .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-        .end(JSON.stringify(body));
-    const path = req.url?.split('?', 1)[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') json(405, { error: 'method_not_allowed' });
-    else if (path === '/healthz') json(200, { status: 'ok' });
-    else if (path === '/metrics') {
-      registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-        (err: Error) => {
-          app.log.error({ err }, 'metrics collection failed');
-          json(500, { error: 'metrics_failed' });
-        },
-      );
-    } else if (path === '/readyz') {
-      readinessReport(readiness).then(
-        ({ statusCode, body }) => json(statusCode, body),
-        () => json(500, { status: 'error' }),
-      );
-    } else json(404, { error: 'not_found', detail: 'the admin port serves /metrics, /healthz and /readyz' });
-  });
-  // A probe opens a connection per check; none of them may linger.
-  server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 10_000;
-  app.addHook('onReady', async () => {
-    server.listen(options.port, options.host);
-    await once(server, 'listening');
-    app.log.info(
-      { port: (server.address() as AddressInfo).port },
-      'admin port listening (/metrics, /healthz, /readyz)',
+  const { registry, readiness, maxStallMs = 10_000 } = options;
+  const beat = new SharedArrayBuffer(8);
+  const lastBeat = new BigInt64Array(beat);
+  const mark = () => Atomics.store(lastBeat, 0, BigInt(Date.now()));
+  mark();
+  const heartbeat = setInterval(mark, BEAT_EVERY_MS).unref();
+  let worker: Worker | undefined;
+  let listeningOn: number | undefined;
+
+  const answer = async (path: string): Promise<{ status: number; contentType: string; body: string }> => {
+    if (path === '/metrics') return { status: 200, contentType: registry.contentType, body: await registry.metrics() };
+    const { statusCode, body } = await readinessReport(readiness);
+    return { status: statusCode, contentType: 'application/json', body: JSON.stringify(body) };
+  };
+  const onMessage = (message: { id: number; path: string }) => {
+    answer(message.path).then(
+      (reply) => worker?.postMessage({ id: message.id, ...reply }),
+      (err: Error) => {
+        app.log.error({ err, path: message.path }, 'admin port: answer failed');
+        const body = JSON.stringify({ error: 'internal', detail: err.message });
+        worker?.postMessage({ id: message.id, status: 500, contentType: 'application/json', body });
+      },
     );
+  };
+
+  app.addHook('onReady', async () => {
+    const started = new Worker(WORKER_SOURCE, {
+      eval: true,
+      name: 'admin-port',
+      workerData: { port: options.port, host: options.host, beat, maxStallMs },
+    });
+    worker = started;
+    const [first] = (await once(started, 'message')) as [{ type: string; port?: number; message?: string }];
+    if (first.type !== 'listening') throw new Error(`admin port ${options.port}: ${first.message}`);
+    listeningOn = first.port;
+    started.on('message', onMessage);
+    app.log.info({ port: listeningOn, maxStallMs }, 'admin port listening (/metrics, /healthz, /readyz)');
   });
   // Last: liveness keeps answering while the main port drains.
   app.addHook('onClose', async () => {
-    server.close();
-    server.closeAllConnections();
+    clearInterval(heartbeat);
+    worker?.postMessage({ type: 'close' });
+    await worker?.terminate();
+    listeningOn = undefined;
   });
-  return { port: () => (server.listening ? (server.address() as AddressInfo).port : undefined) };
+  return { port: () => listeningOn };
 }

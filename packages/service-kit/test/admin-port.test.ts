@@ -1,7 +1,11 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { type ServiceProcess, spawnService } from '@app/test-kit';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceApp, readEnv, readServerConfig, type ServiceApp, serveAdminPort } from '../src/index.ts';
 
+const fixture = fileURLToPath(new URL('./fixtures/slow-service.ts', import.meta.url));
 const config = readServerConfig(readEnv({ LOG_LEVEL: 'silent' }), 0);
 let service: ServiceApp | undefined;
 afterEach(async () => {
@@ -50,4 +54,38 @@ describe('serveAdminPort', () => {
     service = undefined;
     await expect(fetch(`${admin}/healthz`)).rejects.toThrow();
   });
+});
+
+describe('the admin port of a service whose event loop is blocked', () => {
+  let spawned: ServiceProcess | undefined;
+  afterEach(async () => {
+    await spawned?.kill();
+  });
+
+  it('answers liveness while the loop is busy, fails it once the loop has not turned for MAX_STALL_MS, then recovers', async () => {
+    spawned = await spawnService(fixture, { env: { METRICS_PORT: '0', MAX_STALL_MS: '1500' } });
+    const announced = () => spawned?.logs.find((l) => String(l.msg).startsWith('admin port at '));
+    await expect.poll(announced).toBeDefined();
+    const admin = String(announced()?.msg).slice('admin port at '.length);
+    const health = async () => {
+      const response = await fetch(`${admin}/healthz`);
+      return { status: response.status, body: (await response.json()) as { status: string }, at: performance.now() };
+    };
+    expect((await health()).status).toBe(200);
+
+    // Blocked for 1 s: liveness answers during the block (before the blocking request does), still 200.
+    const blocked = fetch(`${spawned.url}/block?ms=1000`).then(() => performance.now());
+    await delay(300);
+    const during = await health();
+    expect(during.status).toBe(200);
+    expect(during.at).toBeLessThan(await blocked);
+
+    // Blocked for 4 s: past 1.5 s without a turn of the loop, liveness fails; after the block it passes again.
+    const stuck = fetch(`${spawned.url}/block?ms=4000`);
+    await delay(2_500);
+    const stalled = await health();
+    expect([stalled.status, stalled.body.status]).toEqual([503, 'stalled']);
+    await stuck;
+    await expect.poll(async () => (await health()).status).toBe(200);
+  }, 20_000);
 });
