@@ -76,8 +76,15 @@ export function serveAdminPort(app: FastifyInstance, options: AdminPortOptions):
   const { registry, readiness, maxStallMs = 10_000 } = options;
   const beat = new SharedArrayBuffer(8);
   const lastBeat = new BigInt64Array(beat);
-  const mark = () => Atomics.store(lastBeat, 0, BigInt(Date.now()));
-  mark();
+  const mark = () => {
+    const now = Date.now();
+    const stalledMs = now - Number(Atomics.load(lastBeat, 0));
+    // Said afterwards, by the loop that was stuck: liveness failed meanwhile.
+    if (stalledMs > maxStallMs)
+      app.log.warn({ stalledMs, maxStallMs }, 'event loop stalled; liveness failed meanwhile');
+    Atomics.store(lastBeat, 0, BigInt(now));
+  };
+  Atomics.store(lastBeat, 0, BigInt(Date.now()));
   const heartbeat = setInterval(mark, BEAT_EVERY_MS).unref();
   let worker: Worker | undefined;
   let listeningOn: number | undefined;

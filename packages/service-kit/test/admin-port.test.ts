@@ -87,5 +87,8 @@ describe('the admin port of a service whose event loop is blocked', () => {
     expect([stalled.status, stalled.body.status]).toEqual([503, 'stalled']);
     await stuck;
     await expect.poll(async () => (await health()).status).toBe(200);
+    const said = () => spawned?.logs.find((l) => l.msg === 'event loop stalled; liveness failed meanwhile');
+    await expect.poll(said).toMatchObject({ level: 40, maxStallMs: 1500 });
+    expect(said()?.stalledMs).toBeGreaterThan(1500);
   }, 20_000);
 });
