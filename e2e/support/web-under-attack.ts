@@ -95,15 +95,12 @@ export async function webUnderAttack<T>(
 }
 
 /**
- * Within its memory, not restarted; liveness answered within the bounds where the attack is about connections
- * ('strict'), only reported where it is about CPU (the kubelet restarts after 3 failures 10 s apart, which the
- * container state shows). Soft, so one run shows every way it fell short.
+ * Within its memory, not restarted, liveness answered within the bounds whatever the attack costs in CPU (the probe
+ * is answered on the admin port from a worker thread). Soft, so one run shows every way it fell short.
  */
-export function expectSurvived(bounds: WebBounds, f: WebSurvival, liveness: 'strict' | 'reported'): void {
-  if (liveness === 'strict') {
-    expect.soft(f.probes.failures.slice(0, 5), 'liveness probes that failed (first 5)').toEqual([]);
-    expect.soft(f.probes.p95Ms, 'liveness p95 (ms)').toBeLessThanOrEqual(bounds.livenessP95Ms);
-  }
+export function expectSurvived(bounds: WebBounds, f: WebSurvival): void {
+  expect.soft(f.probes.failures.slice(0, 5), 'liveness probes that failed (first 5)').toEqual([]);
+  expect.soft(f.probes.p95Ms, 'liveness p95 (ms)').toBeLessThanOrEqual(bounds.livenessP95Ms);
   expect.soft(f.state, 'container state').toMatchObject({ running: true, restartCount: 0, oomKilled: false });
   expect.soft(f.memory.peakRssBytes, 'peak anonymous memory (bytes)').toBeLessThan(bounds.memoryCeilingBytes);
 }
