@@ -3,20 +3,23 @@
 // the React Router framework peer's equivalent page (its 50-item list at /items beside our /catalog; see
 // peer-ssr-rr.ts). Next.js is not among the peers in /work/shared/peers, so it is not run here. Debian's Chromium,
 // started here with a DevTools port for Lighthouse. A benchmark, not a test: scores move a few points between runs.
-// LIGHTHOUSE_RUNS, LIGHTHOUSE_PEERS=off and COMPRESSION=off (the service's own variable) change what is measured.
+// LIGHTHOUSE_RUNS, LIGHTHOUSE_PEERS=off and COMPRESSION=off (the service's own variable) change what is measured;
+// LIGHTHOUSE_BASELINE (the services/web folder of another checkout, built, e.g. a `git worktree` of main) audits its
+// pages too, in turn with ours in every run, so a change is measured against what it replaces under the same load.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnService, startCaptureServer } from '@app/test-kit';
+import { startCaptureServer } from '@app/test-kit';
 import lighthouse from 'lighthouse';
+import { median, PAGES, startWebBuild } from './lighthouse-targets.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
-const PAGES = ['/', '/catalog', '/catalog/amber-lamp', '/preferences'];
+const BASELINE = process.env.LIGHTHOUSE_BASELINE;
 /** The peer's page that matches one of ours. */
 const PEER_PAGES = { '/items': '/catalog' } as const;
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
@@ -26,8 +29,6 @@ const METRICS = {
   TBT: 'total-blocking-time',
   CLS: 'cumulative-layout-shift',
 } as const;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** Chromium with a DevTools port on loopback; resolves with the port once it says where it listens. */
 async function startChromium(): Promise<{ port: number; child: ChildProcess; profile: string }> {
@@ -86,21 +87,19 @@ const format = (name: string, value: number) =>
 async function main(): Promise<void> {
   execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
   const capture = await startCaptureServer();
-  const web = await spawnService(`${root}dist/server/main.js`, {
-    cwd: root,
-    env: {
-      NODE_OPTIONS: `--import ${root}dist/server/instrument.js`,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      SENTRY_DSN: capture.dsn(),
-      TUNNEL_TARGET: capture.envelopeUrl(),
-    },
-  });
+  const web = await startWebBuild(root, capture);
+  const baseline = BASELINE ? await startWebBuild(BASELINE, capture) : undefined;
   const peerDir = process.env.LIGHTHOUSE_PEERS === 'off' ? undefined : prepareSsrRrPeer();
   let peer: Peer | undefined;
   const chromium = await startChromium();
-  // Label → URL, ours then the peer's, audited in turn in every run so both see the same machine load.
-  const targets = new Map(PAGES.map((path) => [`ours ${path}`, `${web.url}${path}`]));
+  // Label → URL, ours (each page beside the baseline's) then the peer's, audited in turn in every run so all see the
+  // same machine load.
+  const targets = new Map(
+    PAGES.flatMap((path) => [
+      [`ours ${path}`, `${web.url}${path}`],
+      ...(baseline ? [[`baseline ${path}`, `${baseline.url}${path}`]] : []),
+    ]) as Array<[string, string]>,
+  );
   const rows = new Map<string, Row[]>();
   try {
     if (peerDir) {
@@ -125,12 +124,14 @@ async function main(): Promise<void> {
     rmSync(chromium.profile, { recursive: true, force: true });
     await peer?.stop();
     await web.kill();
+    await baseline?.kill();
     await capture.close();
   }
   const columns = ['Perf', 'A11y', 'BP', 'SEO', ...Object.keys(METRICS)];
   console.log(
     `\nmedians of ${RUNS} runs, mobile preset; ours with Sentry on, COMPRESSION=${process.env.COMPRESSION ?? 'on'};` +
-      ' ssr-rr = React Router framework + react-router-serve, no Sentry. Next.js: not in /work/shared/peers, not run.',
+      ' ssr-rr = React Router framework + react-router-serve, no Sentry. Next.js: not in /work/shared/peers, not run.' +
+      (BASELINE ? ` baseline = ${BASELINE}.` : ''),
   );
   console.log(`| page | ${columns.join(' | ')} |\n|---|${columns.map(() => '---:').join('|')}|`);
   for (const [label, runs] of rows) {

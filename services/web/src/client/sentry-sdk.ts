@@ -38,6 +38,7 @@ export async function startSentry(
     await pause();
     for (const integration of integrations) client.addIntegration(integration);
   }
+  await pause();
   wrapCreateBrowserRouter(() => router)(router.routes as never);
   traceNavigations(router);
   // Through the handlers the SDK installed, so each is reported as if it had been seen live (once: the inline

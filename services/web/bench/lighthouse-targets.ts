@@ -1,0 +1,23 @@
+// What the Lighthouse benchmark and its main-thread task trace share: the pages, and a production build served with
+// Sentry on, reporting to a capture server (ours, or LIGHTHOUSE_BASELINE's: another checkout's services/web, built).
+import { join } from 'node:path';
+import { type CaptureServer, type ServiceProcess, spawnService } from '@app/test-kit';
+
+export const PAGES = ['/', '/catalog', '/catalog/amber-lamp', '/preferences'];
+
+export const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** `node --import instrument.js main.js` of the build in `dir` (a services/web folder), as in production. */
+export function startWebBuild(dir: string, capture: CaptureServer): Promise<ServiceProcess> {
+  return spawnService(join(dir, 'dist/server/main.js'), {
+    cwd: dir,
+    env: {
+      NODE_OPTIONS: `--import ${join(dir, 'dist/server/instrument.js')}`,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      SENTRY_DSN: capture.dsn(),
+      TUNNEL_TARGET: capture.envelopeUrl(),
+    },
+  });
+}
