@@ -3,6 +3,7 @@
 // Why the server samples before the span exists, and what that saves: docs/decisions/004-server-head-sampling.md.
 import { ignoreErrors } from '@app/telemetry-rules';
 import { loadSentryConfig } from './sentry-config.ts';
+import { withMemoryReadPerInterval } from './sentry-context.ts';
 import { admitForcedSample, createTokenBucket, isForcedSample } from './trace-budget.ts';
 
 // Sentry's `__SENTRY_DEBUG__` flag (the browser build sets it with `define`): the server does not bundle the SDK, so
@@ -66,7 +67,9 @@ if (config) {
     // Fastify's integration spans every hook of every request and names the transaction after the catch-all route;
     // the page handler names the span by route pattern and reports its own failures, app.ts's error handler the rest.
     integrations: (defaults) => [
-      ...defaults.filter((integration) => integration.name !== 'Fastify' && integration.name !== 'Http'),
+      ...defaults
+        .filter((integration) => integration.name !== 'Fastify' && integration.name !== 'Http')
+        .map((integration) => (integration.name === 'Context' ? withMemoryReadPerInterval(integration) : integration)),
       Sentry.httpIntegration({
         // Release health comes from the browser's page sessions.
         sessions: false,
