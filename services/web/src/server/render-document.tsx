@@ -210,11 +210,16 @@ export function renderDocument(
         onAllReady() {
           if (sent || !shellDone || !mayBeWhole) return;
           sent = true;
-          const markup = collect((destination) => stream.pipe(destination));
-          resolve({
-            status: parts.context.statusCode,
-            body: Buffer.concat([Buffer.from(documentHead), ...markup, Buffer.from(TAIL)]),
-          });
+          try {
+            const markup = collect((destination) => stream.pipe(destination));
+            resolve({
+              status: parts.context.statusCode,
+              body: Buffer.concat([Buffer.from(documentHead), ...markup, Buffer.from(TAIL)]),
+            });
+          } catch (error) {
+            // Rendered again at the error boundary by the caller, and reported, rather than left unanswered.
+            reject(error);
+          }
         },
         onShellError(error) {
           reject(error);
