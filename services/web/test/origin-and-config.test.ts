@@ -30,11 +30,18 @@ describe('config', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       server: { port: 3000 },
-      tunnelPath: '/monitoring',
-      tunnelTarget: undefined,
       diagnostics: false,
       metricsPort: undefined,
-      sentry: { dsn: undefined, environment: 'production', tracesSampleRate: 0.1 },
+      sentry: {
+        dsn: undefined,
+        environment: 'production',
+        tracesSampleRate: 0.1,
+        tunnelPath: '/monitoring',
+        tunnelTarget: undefined,
+        serverTunnelUrl: undefined,
+        traceContinuationPerSecond: 10,
+        orgId: undefined,
+      },
       trustedProxyHops: 0,
       connections: {
         headersTimeoutMs: 10_000,
@@ -42,8 +49,6 @@ describe('config', () => {
         keepAliveTimeoutMs: 5_000,
         maxConnections: 1_024,
       },
-      traceContinuationPerSecond: 10,
-      sentryOrgId: undefined,
     });
   });
 
@@ -107,6 +112,6 @@ describe('config', () => {
   });
 
   it('turns the tunnel off with TUNNEL_PATH=off', () => {
-    expect(loadConfig({ TUNNEL_PATH: 'off' }).tunnelPath).toBeUndefined();
+    expect(loadConfig({ TUNNEL_PATH: 'off' }).sentry.tunnelPath).toBeUndefined();
   });
 });

@@ -53,6 +53,15 @@ describe('documents and page data from one URL', () => {
     expect(res.json()).toMatchObject({ kind: 'redirect', location: '/catalog', reloadDocument: true });
   });
 
+  it("gives the browser SDK the service's Sentry settings in the document", async () => {
+    const dsn = 'https://pub@o42.ingest.example/7';
+    const env = { SENTRY_DSN: dsn, SENTRY_ORG_ID: '42', SENTRY_TRACES_SAMPLE_RATE: '0.5', TUNNEL_PATH: '/t' };
+    const { app: configured } = await appForTest(env);
+    const res = await configured.inject({ url: '/catalog' });
+    const json = /<script type="application\/json" id="client-config">(.*?)<\/script>/.exec(res.body)?.[1] ?? '';
+    expect(JSON.parse(json).sentry).toMatchObject({ dsn, tunnel: '/t', tracesSampleRate: 0.5, orgId: '42' });
+  });
+
   it('refuses a malformed route list', async () => {
     const res = await app.inject({ url: '/catalog', headers: pageData('root,<script>') });
     expect(res.statusCode).toBe(400);

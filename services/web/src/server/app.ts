@@ -102,16 +102,16 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       .type('text/plain; charset=utf-8')
       .send(`${SERVER_ERROR_TEXT}\nDigest: ${digest}\n`);
   });
-  const { dsn, environment, release } = config.sentry;
+  const { dsn, environment, release, tunnelPath, tunnelTarget } = config.sentry;
   registerSecurityHeaders(app, {
     dev: options.dev ?? false,
     // Direct mode: the browser SDK posts to the DSN's intake, the one other origin the page may connect to.
-    connectOrigins: dsn && !config.tunnelPath ? [dsnOrigin(dsn)] : [],
-    reportUrl: dsn ? securityReportUrl({ dsn, tunnelPath: config.tunnelPath, environment, release }) : undefined,
+    connectOrigins: dsn && !tunnelPath ? [dsnOrigin(dsn)] : [],
+    reportUrl: dsn ? securityReportUrl({ dsn, tunnelPath, environment, release }) : undefined,
   });
   if (options.clientDir) await app.register(staticAssets, { root: options.clientDir, compression: config.compression });
-  if (config.tunnelPath && config.tunnelTarget) {
-    await app.register(tunnelProxy, { path: config.tunnelPath, target: config.tunnelTarget });
+  if (tunnelPath && tunnelTarget) {
+    await app.register(tunnelProxy, { path: tunnelPath, target: tunnelTarget });
   }
 
   // With METRICS_PORT, metrics and the probes have a port of their own (liveness there in deploy/k8s).
@@ -125,12 +125,12 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   const table = enabledRoutes(routeTable, config.diagnostics);
   const clientConfig: ClientConfig = {
     sentry: {
-      dsn: config.sentry.dsn,
-      release: config.sentry.release,
-      environment: config.sentry.environment,
+      dsn,
+      release,
+      environment,
       tracesSampleRate: config.sentry.tracesSampleRate,
-      tunnel: config.tunnelPath,
-      ...(config.sentryOrgId ? { orgId: config.sentryOrgId } : {}),
+      tunnel: tunnelPath,
+      ...(config.sentry.orgId ? { orgId: config.sentry.orgId } : {}),
     },
     diagnostics: config.diagnostics,
   };

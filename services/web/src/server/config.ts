@@ -8,22 +8,14 @@ import {
   readServerConfig,
   type ServerConfig,
 } from '@app/service-kit';
-import { readSentryConfig } from './sentry-config.ts';
+import { readSentryConfig, type SentryConfig } from './sentry-config.ts';
 
 /** Every environment variable the service reads, validated in one place (the Sentry ones by sentry-config.ts, which
  * instrument.ts reads too). Documented in docs/configuration.md. */
 export interface Config {
   server: ServerConfig;
-  /** Same-origin path the browser SDK posts envelopes to (the ingress routes it to the relay); undefined = off. */
-  tunnelPath: string | undefined;
-  /** Where this service forwards `POST <tunnelPath>` when there is no ingress (local runs); undefined = not served. */
-  tunnelTarget: URL | undefined;
-  sentry: {
-    dsn: string | undefined;
-    release: string | undefined;
-    environment: string;
-    tracesSampleRate: number;
-  };
+  /** The SDKs' settings and where telemetry goes, as instrument.ts reads them too (sentry-config.ts). */
+  sentry: SentryConfig;
   /** Extra origins allowed to POST actions (a proxy that rewrites Host, say), besides this host itself. */
   allowedOrigins: string[];
   /** Routes that fail on purpose, for end-to-end tests. Never on in production. */
@@ -42,10 +34,6 @@ export interface Config {
   trustedProxyHops: number;
   /** What a slow or idle client may hold (see "Timeouts and load shedding" in the README). */
   connections: ConnectionLimits;
-  /** Incoming sampled trace decisions honoured per second (beyond: decided here); see trace-budget.ts. */
-  traceContinuationPerSecond: number;
-  /** Sentry organization of incoming traces to continue (else taken from the DSN's host, when it has one). */
-  sentryOrgId: string | undefined;
   loadShedding: LoadShedding;
 }
 
@@ -97,14 +85,7 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     : undefined;
   const config: Config = {
     server,
-    tunnelPath: sentry.tunnelPath,
-    tunnelTarget: sentry.tunnelTarget,
-    sentry: {
-      dsn: sentry.dsn,
-      release: sentry.release,
-      environment: sentry.environment,
-      tracesSampleRate: sentry.tracesSampleRate,
-    },
+    sentry,
     allowedOrigins,
     diagnostics: reader.boolean('DIAGNOSTICS', false),
     metricsPort,
@@ -114,8 +95,6 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     catalogRelatedDelayMs: reader.integer('CATALOG_RELATED_DELAY_MS', 20, { min: 0, max: 60_000 }),
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 1_024 }),
-    traceContinuationPerSecond: sentry.traceContinuationPerSecond,
-    sentryOrgId: sentry.orgId,
     loadShedding: {
       maxInFlight: reader.integer('SHED_MAX_IN_FLIGHT', Math.ceil((cpuLimit ?? 2) * IN_FLIGHT_PER_CPU), {
         min: 0,
