@@ -8,11 +8,10 @@
 //
 // Env: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_BASELINE (the services/web folder of another checkout, built, e.g.
 // a `git worktree` of main: its server runs beside this one in the same rounds, so a change is measured against what
-// it replaces on the same machine at the same time), BENCH_THROUGHPUT_ONLY=1 (skip the bundle and Chromium parts),
-// BENCH_ONLY (a regular expression: only the targets whose names match, e.g. `SSR \\(|bare|ssr-rr`).
+// it replaces on the same machine at the same time, then in paired rounds at once), BENCH_THROUGHPUT_ONLY=1 (skip
+// the bundle and Chromium parts), BENCH_ONLY (a regular expression: only the targets whose names match, e.g. `SSR \\(|bare|ssr-rr`).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { startCaptureServer } from '@app/test-kit';
@@ -20,40 +19,20 @@ import { measureBrowser } from './browser.ts';
 import { measureFirstLoad } from './bundle-size.ts';
 import { measureCompressionCost } from './compression-cost.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
+import { CONNECTIONS, line, median, type Result, SECONDS, type Target, wrk } from './wrk.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = 10;
 const SAMPLE_RATE = '0.1';
 const PAGE = '/catalog?limit=50';
 const BASELINE = process.env.BENCH_BASELINE;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const PEER_PAGE = '/items';
 const PEER = 'ssr-rr (React Router framework)';
-
-interface Target {
-  name: string;
-  url: string;
-  /** The server's process, whose CPU time per request is measured beside its throughput. */
-  pid: number | undefined;
-  headers?: Record<string, string>;
-}
-
-interface Result {
-  rps: number;
-  p99Ms: number;
-  /** The server's CPU time (user + system) per request answered: what the machine's other load barely changes. */
-  cpuMs: number;
-}
-
-const TICKS_PER_SECOND = 100;
-/** utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat, after the command's parentheses). */
-function cpuTimeMs(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
+const BASELINE_PAIRS = [
+  ['web SSR (document)', 'baseline SSR (document)'],
+  ['web page data', 'baseline page data'],
+] as const;
 
 function build(): void {
   execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
@@ -112,31 +91,6 @@ async function startPinned(
   });
 }
 
-/** Runs wrk without blocking this process, which meanwhile drains the servers' logs and runs the capture server. */
-async function wrk(target: Target): Promise<Result> {
-  const cpuBefore = cpuTimeMs(target.pid);
-  const headers = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const child = spawn(
-    'taskset',
-    ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...headers, target.url],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  const cpu = cpuTimeMs(target.pid) - cpuBefore;
-  if (code !== 0) throw new Error(`wrk exited ${code} for ${target.name}`);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const factor = { us: 0.001, ms: 1, s: 1000 }[(p99?.[2] ?? 'ms') as 'us' | 'ms' | 's'];
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  if (non2xx) throw new Error(`${target.name}: ${non2xx[1]} failed responses`);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  return { rps, p99Ms: Number(p99?.[1]) * factor, cpuMs: cpu / requests };
-}
-
 /** The document's body in the chunks the server wrote (over loopback, one per socket write). */
 async function chunksOf(url: string): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
@@ -149,14 +103,6 @@ async function chunksOf(url: string): Promise<Buffer[]> {
   });
   return chunks;
 }
-
-const line = (r: Result) =>
-  `${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms  CPU ${r.cpuMs.toFixed(3)} ms/req`;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 async function main(): Promise<void> {
   build();
@@ -216,6 +162,7 @@ async function main(): Promise<void> {
   ];
   const targets = allTargets.filter((target) => !ONLY || ONLY.test(target.name));
   const results = new Map<string, Result[]>();
+  const paired = new Map<string, number[]>();
   let documentChunks: Buffer[] = [];
   try {
     documentChunks = await chunksOf(`http://127.0.0.1:${uncompressed.port}${PAGE}`);
@@ -225,6 +172,18 @@ async function main(): Promise<void> {
         const result = await wrk(target);
         results.set(target.name, [...(results.get(target.name) ?? []), result]);
         console.log(`round ${round} ${target.name.padEnd(30)} ${line(result)}`);
+      }
+    }
+    // With a baseline, ours and its counterpart also run at the same time (two wrk on core 1, both servers sharing
+    // core 0), so both meet the same neighbours: the steadier A/B on a loaded machine.
+    for (const [name, base] of BASELINE_PAIRS) {
+      const ours = targets.find((t) => t.name === name);
+      const theirs = targets.find((t) => t.name === base);
+      if (!ours || !theirs) continue;
+      for (let round = 1; round <= ROUNDS; round++) {
+        const [a, b] = await Promise.all([wrk(ours), wrk(theirs)]);
+        paired.set(name, [...(paired.get(name) ?? []), b.cpuMs / a.cpuMs]);
+        console.log(`paired round ${round} ${name}: ours ${line(a)} | baseline ${line(b)}`);
       }
     }
   } finally {
@@ -278,6 +237,10 @@ async function main(): Promise<void> {
     ratioLine('page data / baseline', 'web page data', 'baseline page data');
     ratioLine('baseline SSR / ssr-rr', 'baseline SSR (document)', PEER);
     ratioLine('baseline SSR / bare stream', 'baseline SSR (document)', 'bare renderToPipeableStream');
+    for (const [name, ratios] of paired) {
+      const rounds = ratios.map((r) => r.toFixed(2)).join(', ');
+      console.log(`  ${name} / baseline, run at once: per CPU-s ${median(ratios).toFixed(2)} (${rounds})`);
+    }
   }
   // Each server's own CPU time per request (not 1 / throughput, which a loaded machine moves).
   const extraMs = (compressed: string, raw: string) => (get(compressed).cpuMs - get(raw).cpuMs).toFixed(3).padStart(7);

@@ -1,0 +1,64 @@
+// Load for the web benchmark: wrk (1 thread, 10 connections) pinned to core 1 against one target, and the target
+// server's own CPU time over the run, read from /proc.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+export const CONNECTIONS = 10;
+
+export interface Target {
+  name: string;
+  url: string;
+  /** The server's process, whose CPU time per request is measured beside its throughput. */
+  pid: number | undefined;
+  headers?: Record<string, string>;
+}
+
+export interface Result {
+  rps: number;
+  p99Ms: number;
+  /** The server's CPU time (user + system) per request answered: what the machine's other load barely changes. */
+  cpuMs: number;
+}
+
+const TICKS_PER_SECOND = 100;
+/** utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat, after the command's parentheses). */
+function cpuTimeMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** Runs wrk without blocking this process, which meanwhile drains the servers' logs and runs the capture server. */
+export async function wrk(target: Target): Promise<Result> {
+  const cpuBefore = cpuTimeMs(target.pid);
+  const headers = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const child = spawn(
+    'taskset',
+    ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...headers, target.url],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const cpu = cpuTimeMs(target.pid) - cpuBefore;
+  if (code !== 0) throw new Error(`wrk exited ${code} for ${target.name}`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const factor = { us: 0.001, ms: 1, s: 1000 }[(p99?.[2] ?? 'ms') as 'us' | 'ms' | 's'];
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (non2xx) throw new Error(`${target.name}: ${non2xx[1]} failed responses`);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  return { rps, p99Ms: Number(p99?.[1]) * factor, cpuMs: cpu / requests };
+}
+
+export const line = (r: Result) =>
+  `${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms  CPU ${r.cpuMs.toFixed(3)} ms/req`;
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
