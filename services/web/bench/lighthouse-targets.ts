@@ -3,7 +3,8 @@
 import { join } from 'node:path';
 import { type CaptureServer, type ServiceProcess, spawnService } from '@app/test-kit';
 
-export const PAGES = ['/', '/catalog', '/catalog/amber-lamp', '/preferences'];
+/** Every page of the example product; PAGES (comma-separated paths) narrows a run to some of them. */
+export const PAGES = process.env.PAGES?.split(',') ?? ['/', '/catalog', '/catalog/amber-lamp', '/preferences'];
 
 export const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
