@@ -1,8 +1,8 @@
 // Documents and page data compressed on the fly (assets are compressed at build time, see static-assets.ts).
-// Brotli at quality 4 (about gzip's CPU for a smaller result), gzip for browsers without brotli. A streamed
-// document still streaming is flushed after every chunk it is given: the page handler passes on one chunk per React
-// flush, so the shell reaches the browser before the rest of the page is rendered.
-import { PassThrough, Readable, type Transform } from 'node:stream';
+// Brotli at quality 4 (about gzip's CPU for a smaller result), gzip for browsers without brotli. A whole body (a
+// document React had complete at its shell, see render-document.tsx) is compressed in one call; a streamed one is
+// flushed after every chunk, one per React flush, so the shell reaches the browser before the rest is rendered.
+import { Readable, type Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
@@ -49,40 +49,15 @@ function flushingZip(encoding: Encoding): Transform {
     : createGzip({ level: GZIP_LEVEL, flush: constants.Z_SYNC_FLUSH });
 }
 
-/**
- * A streamed body, compressed. What the source has ready at once is taken first: when that is all of it (a page
- * with nothing suspended arrives whole) it is compressed in one call, about a third of the CPU of a zlib stream;
- * otherwise it is streamed, flushed after every chunk, so the shell still goes out before the rest is rendered.
- */
+/** A streamed body (a document still streaming, page data's JSON lines), compressed and flushed per chunk. */
 function compressStream(body: NodeJS.ReadableStream, encoding: Encoding): Readable {
+  const zip = flushingZip(encoding);
   const source = body instanceof Readable ? body : Readable.from(body);
-  const out = new PassThrough();
-  const ready: Buffer[] = [];
-  let ended = false;
-  const take = (chunk: Buffer | string) => ready.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  const onEnd = () => {
-    ended = true;
-  };
-  source.on('data', take).once('end', onEnd);
-  source.on('error', (error) => out.destroy(error));
-  out.on('close', () => {
+  source.on('error', (error) => zip.destroy(error));
+  zip.on('close', () => {
     if (!source.readableEnded) source.destroy();
   });
-  setImmediate(() => {
-    source.pause();
-    source.off('data', take).off('end', onEnd);
-    if (out.destroyed) return;
-    if (ended) {
-      out.end(compressBuffer(Buffer.concat(ready), encoding));
-      return;
-    }
-    const zip = flushingZip(encoding);
-    zip.on('error', (error) => out.destroy(error));
-    zip.pipe(out);
-    for (const chunk of ready) zip.write(chunk);
-    source.pipe(zip);
-  });
-  return out;
+  return source.pipe(zip);
 }
 
 function varyOnEncoding(reply: FastifyReply): void {
