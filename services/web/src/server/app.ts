@@ -119,7 +119,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   if (config.metricsPort === undefined) await app.register(metricsRoute, { metrics });
   else {
     const { host } = config.server;
-    adminPort = serveAdminPort(app, { port: config.metricsPort, host, registry: metrics.registry, ...service });
+    const { readiness } = service;
+    adminPort = serveAdminPort(app, { port: config.metricsPort, host, registry: metrics.registry, readiness });
   }
 
   const table = enabledRoutes(routeTable, config.diagnostics);
