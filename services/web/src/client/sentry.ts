@@ -5,7 +5,7 @@
 // integrations) rather than with `Sentry.init`, whose default list is always bundled even with
 // `defaultIntegrations: false`. Left out, and so not shipped: browserApiErrors (wraps every timer and event listener
 // to catch what the global handlers already see for our same-origin scripts) with functionToString (only there for
-// those wrappers), and conversationId (AI conversations). −2.9 KB gzip of first-load JavaScript.
+// those wrappers), and conversationId (AI conversations). Decision 005 (docs/decisions/) has the measured saving.
 import { ignoreErrors } from '@app/telemetry-rules';
 import { applySdkMetadata, type Integration } from '@sentry/core';
 import {
