@@ -4,6 +4,7 @@
 import { ignoreErrors } from '@app/telemetry-rules';
 import { loadSentryConfig } from './sentry-config.ts';
 import { withMemoryReadPerInterval } from './sentry-context.ts';
+import { isProbeOrAsset } from './service-paths.ts';
 import { admitForcedSample, createTokenBucket, isForcedSample } from './trace-budget.ts';
 
 // Sentry's `__SENTRY_DEBUG__` flag (the browser build sets it with `define`): the server does not bundle the SDK, so
@@ -19,12 +20,7 @@ const config = loadSentryConfig(process.env);
 const rate = config?.tracesSampleRate ?? 0;
 const { tunnelPath } = config ?? {};
 const continuations = createTokenBucket(config?.traceContinuationPerSecond ?? 0);
-const untraced = (path: string) =>
-  path === '/healthz' ||
-  path === '/readyz' ||
-  path === '/metrics' ||
-  path.startsWith('/assets/') ||
-  (tunnelPath !== undefined && path.startsWith(tunnelPath));
+const untraced = (path: string) => isProbeOrAsset(path) || (tunnelPath !== undefined && path.startsWith(tunnelPath));
 
 /**
  * The SDK's own sampling decision (the incoming trace's, else sampleRand < rate), made before it builds the request's

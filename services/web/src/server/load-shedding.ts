@@ -11,9 +11,9 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { LoadShedding } from './config.ts';
 import type { Metrics } from './metrics.ts';
+import { isProbeOrAsset } from './service-paths.ts';
 
-const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
-const exempt = (url = '/') => ALWAYS_ANSWERED.has(url.split('?', 1)[0] as string) || url.startsWith('/assets/');
+const exempt = (url = '/') => isProbeOrAsset(url.split('?', 1)[0] as string);
 // A loop that lags while mostly idle is short of CPU (a neighbour's burst, the quota's throttling), not overloaded:
 // shedding would not help it. One busy over 90 % of a second is doing this process's own work.
 const BUSY_LOOP = 0.9;
