@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { freshNonces } from '../src/server/security.ts';
 import { loadSentryConfig } from '../src/server/sentry-config.ts';
 import { appForTest } from './helpers.ts';
 
@@ -72,5 +73,19 @@ describe("the Node SDK's envelopes go through the relay the tunnel path forwards
     [{}, undefined],
   ])('%j → %s', (env, expected) => {
     expect(loadSentryConfig(env)?.serverTunnelUrl).toBe(expected);
+  });
+});
+
+describe('CSP nonces', () => {
+  it('are 128-bit hex, and no two are alike across blocks of drawn bytes', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 1_000; i++) {
+      const { script, style } = freshNonces();
+      for (const nonce of [script, style]) {
+        expect(nonce).toMatch(/^[0-9a-f]{32}$/);
+        seen.add(nonce);
+      }
+    }
+    expect(seen.size).toBe(2_000);
   });
 });

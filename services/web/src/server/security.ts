@@ -25,6 +25,22 @@ declare module 'fastify' {
 }
 
 const noncesOf = new WeakMap<ServerResponse, CspNonces>();
+
+// Random bytes drawn in blocks, as Node's randomUUID does: one randomBytes call per request (32 bytes) cost ≈ 1 % of
+// a document's CPU, most of it the call itself. Each pair of nonces still takes bytes nobody else was given.
+const NONCE_BYTES = 32;
+const NONCES_PER_BLOCK = 128;
+let block = Buffer.alloc(0);
+let offset = 0;
+export function freshNonces(): CspNonces {
+  if (offset === block.length) {
+    block = randomBytes(NONCE_BYTES * NONCES_PER_BLOCK);
+    offset = 0;
+  }
+  const hex = block.toString('hex', offset, offset + NONCE_BYTES);
+  offset += NONCE_BYTES;
+  return { script: hex.slice(0, 32), style: hex.slice(32) };
+}
 const nonce = (kind: keyof CspNonces) => (_req: IncomingMessage, res: ServerResponse) =>
   `'nonce-${noncesOf.get(res)?.[kind]}'`;
 
@@ -41,8 +57,7 @@ export function registerSecurityHeaders(app: FastifyInstance, options: SecurityO
   const applyHeaders = helmet(helmetOptions(options));
   app.decorateReply('cspNonce', null as unknown as CspNonces);
   app.addHook('onRequest', (req, reply, done) => {
-    const bytes = randomBytes(32).toString('hex');
-    reply.cspNonce = { script: bytes.slice(0, 32), style: bytes.slice(32) };
+    reply.cspNonce = freshNonces();
     noncesOf.set(reply.raw, reply.cspNonce);
     applyHeaders(req.raw, reply.raw, (error) => done(error as Error | undefined));
   });
