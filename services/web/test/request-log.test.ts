@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { logRequests } from '../src/server/request-log.ts';
+import { logRequests, sampledRequestLog } from '../src/server/request-log.ts';
 
 async function appWithLogs(sampleEvery: number) {
   const lines: Array<Record<string, unknown>> = [];
@@ -12,7 +12,7 @@ async function appWithLogs(sampleEvery: number) {
     },
   });
   const app = Fastify({ logger: { level: 'info', stream }, disableRequestLogging: true });
-  logRequests(app, { sampleEvery });
+  logRequests(app, sampledRequestLog({ sampleEvery }));
   app.get('/ok', async () => 'ok');
   app.get('/fail', async (_req, reply) => reply.code(500).send('no'));
   onTestFinished(() => app.close());

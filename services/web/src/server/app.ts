@@ -1,21 +1,21 @@
 import { createServer } from 'node:http';
 import { type AdminPort, createServiceApp, type ServiceApp, serveAdminPort } from '@app/service-kit';
-import * as Sentry from '@sentry/node';
 import type { FastifyServerOptions } from 'fastify';
 import { APP_NAME, routeTable, views } from '../app/route-table.ts';
 import { createServerHandlers, type HandlerSettings } from '../app/server-handlers.ts';
 import type { ClientConfig } from '../framework/client-config.ts';
-import { SERVER_ERROR_TEXT } from '../framework/page-data-protocol.ts';
 import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/route-table.ts';
 import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
-import { CLIENT_CLOSED_REQUEST, reportServerFailure } from './failures.ts';
+import { createDocumentFastPath } from './document-fast-path.ts';
+import { answerServerFailure } from './failures.ts';
 import { createLoadShedder } from './load-shedding.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
-import { pages } from './pages.ts';
-import { logRequests } from './request-log.ts';
-import { registerSecurityHeaders } from './security.ts';
+import { createPages, pagesRoute } from './pages.ts';
+import { logRequests, requestLogger, sampledRequestLog } from './request-log.ts';
+import { registerSecurityHeaders, securityHeaders } from './security.ts';
+import { isProbeOrAsset } from './service-paths.ts';
 import { staticAssets } from './static-assets.ts';
 import { dsnOrigin, securityReportUrl } from './telemetry-endpoints.ts';
 import { tunnelProxy } from './tunnel-proxy.ts';
@@ -46,29 +46,25 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
   const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
   const shedder = createLoadShedder({ limits: config.loadShedding, metrics });
+  const documents = createDocumentFastPath();
   const serverFactory = options.serverFactory ?? ((handler) => createServer(handler));
+  // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
+  const trustProxy = (_address: string, hop: number) => hop < config.trustedProxyHops;
   const service = await createServiceApp('web', config.server, {
     // Replaced by logRequests below: one sampled line per request, every failure logged.
     skipRequestLog: () => true,
     fastify: {
       requestTimeout: requestTimeoutMs,
       keepAliveTimeout: keepAliveTimeoutMs,
-      // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
-      trustProxy: (_address: string, hop: number) => hop < config.trustedProxyHops,
+      trustProxy,
       // Page URLs are the router's business, however long their segments.
       routerOptions: { maxParamLength: 2048 },
       // Log lines of a request carry its trace id, so logs and Sentry traces can be joined. Bound when Fastify makes
       // the request's logger (inside the request's Sentry span), rather than by a second child logger per request.
-      childLoggerFactory: (logger, bindings, childOptions) => {
-        // Unsampled requests have no span (see instrument.ts): their trace id is their scope's, which is theirs
-        // alone only while the SDK is enabled (it forks a scope per request).
-        const traceId =
-          Sentry.getActiveSpan()?.spanContext().traceId ??
-          (Sentry.getClient()?.getDsn() ? Sentry.getCurrentScope().getPropagationContext().traceId : undefined);
-        return logger.child(traceId ? { ...bindings, traceId } : bindings, childOptions);
-      },
-      // Load shedding answers ahead of Fastify (load-shedding.ts says why).
-      serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(handler), serverOptions),
+      childLoggerFactory: requestLogger,
+      // Load shedding answers ahead of everything (load-shedding.ts says why), then document GETs are answered ahead
+      // of Fastify (document-fast-path.ts).
+      serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(documents.ahead(handler)), serverOptions),
     },
   });
   const { app } = service;
@@ -84,31 +80,23 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   });
   await shedder.register(app, service.readiness);
   recordRequests(app, metrics);
-  logRequests(app, { sampleEvery: config.logSampleEvery });
+  const requestLog = sampledRequestLog({ sampleEvery: config.logSampleEvery });
+  logRequests(app, requestLog);
 
   // Failures outside the page handler (a bug in this service): the same screen and digest, nothing internal.
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status < 500) return reply.code(status).send(error);
-    // A client that left mid-request (a tab closed during a tunnel send) broke nothing of ours: logged, not reported.
-    if (req.raw.socket?.destroyed) {
-      req.log.info({ err: error }, 'client went away');
-      return reply.code(CLIENT_CLOSED_REQUEST).send();
-    }
-    const digest = reportServerFailure(req, error, 'auto.web.fastify');
-    return reply
-      .code(status)
-      .header('cache-control', 'no-store')
-      .type('text/plain; charset=utf-8')
-      .send(`${SERVER_ERROR_TEXT}\nDigest: ${digest}\n`);
+    return answerServerFailure(error, status, req, reply);
   });
   const { dsn, environment, release, tunnelPath, tunnelTarget } = config.sentry;
-  registerSecurityHeaders(app, {
+  const security = securityHeaders({
     dev: options.dev ?? false,
     // Direct mode: the browser SDK posts to the DSN's intake, the one other origin the page may connect to.
     connectOrigins: dsn && !tunnelPath ? [dsnOrigin(dsn)] : [],
     reportUrl: dsn ? securityReportUrl({ dsn, tunnelPath, environment, release }) : undefined,
   });
+  registerSecurityHeaders(app, security);
   if (options.clientDir) await app.register(staticAssets, { root: options.clientDir, compression: config.compression });
   if (tunnelPath && tunnelTarget) {
     await app.register(tunnelProxy, { path: tunnelPath, target: tunnelTarget });
@@ -135,7 +123,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     },
     diagnostics: config.diagnostics,
   };
-  await app.register(pages, {
+  const pages = createPages({
     routes: await buildServerRoutes(
       table,
       views,
@@ -149,5 +137,10 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     appName: APP_NAME,
     compression: config.compression,
   });
+  await app.register(pagesRoute, { pages });
+  // The paths Fastify has other routes for: the probes, metrics, assets and the tunnel (test/document-fast-path.test.ts
+  // checks this against Fastify's route table).
+  const isPage = (path: string) => !isProbeOrAsset(path) && !(tunnelPath && path.startsWith(tunnelPath));
+  documents.register(app, { pages, isPage, security, metrics, requestLog, readiness: service.readiness, trustProxy });
   return { ...service, metrics, ...(adminPort ? { adminPort } : {}) };
 }

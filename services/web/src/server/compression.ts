@@ -2,9 +2,10 @@
 // Brotli at quality 4 (about gzip's CPU for a smaller result), gzip for browsers without brotli. A whole body (a
 // document React had complete at its shell, see render-document.tsx) is compressed in one call; a streamed one is
 // flushed after every chunk, one per React flush, so the shell reaches the browser before the rest is rendered.
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 export type Encoding = 'br' | 'gzip';
 const BROTLI_QUALITY = 4;
@@ -60,29 +61,46 @@ function compressStream(body: NodeJS.ReadableStream, encoding: Encoding): Readab
   return source.pipe(zip);
 }
 
-function varyOnEncoding(reply: FastifyReply): void {
+/** The reply's headers, as Fastify's reply and the document fast path's both give them. */
+export interface ReplyHeaders {
+  getHeader(name: string): unknown;
+  hasHeader(name: string): boolean;
+  header(name: string, value: unknown): unknown;
+  removeHeader(name: string): unknown;
+}
+
+function varyOnEncoding(reply: ReplyHeaders): void {
   const vary = reply.getHeader('vary');
   const current = typeof vary === 'string' ? vary : '';
   if (/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(current)) return;
   reply.header('vary', current ? `${current}, Accept-Encoding` : 'Accept-Encoding');
 }
 
+/** An HTML or JSON payload compressed as the request accepts (headers set on the reply), else as it was. */
+export function compressPayload(
+  req: { method: string; headers: IncomingHttpHeaders },
+  reply: ReplyHeaders,
+  payload: unknown,
+): unknown {
+  const type = String(reply.getHeader('content-type') ?? '');
+  if (!COMPRESSIBLE_TYPE.test(type) || reply.hasHeader('content-encoding')) return payload;
+  varyOnEncoding(reply);
+  const encoding = chooseEncoding(req.headers['accept-encoding']);
+  if (!encoding || req.method === 'HEAD' || payload === null || payload === undefined) return payload;
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
+    const raw = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    if (raw.length < MIN_COMPRESS_BYTES) return payload;
+    reply.header('content-encoding', encoding);
+    reply.removeHeader('content-length');
+    return compressBuffer(raw, encoding);
+  }
+  if (typeof (payload as NodeJS.ReadableStream).pipe !== 'function') return payload;
+  reply.header('content-encoding', encoding);
+  reply.removeHeader('content-length');
+  return compressStream(payload as NodeJS.ReadableStream, encoding);
+}
+
 /** Compresses the HTML and JSON responses of the plugin it is registered in (an onSend hook). */
 export function compressResponses(app: FastifyInstance): void {
-  app.addHook('onSend', async (req, reply, payload) => {
-    const type = String(reply.getHeader('content-type') ?? '');
-    if (!COMPRESSIBLE_TYPE.test(type) || reply.hasHeader('content-encoding')) return payload;
-    varyOnEncoding(reply);
-    const encoding = chooseEncoding(req.headers['accept-encoding']);
-    if (!encoding || req.method === 'HEAD' || payload === null || payload === undefined) return payload;
-    if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
-      const raw = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      if (raw.length < MIN_COMPRESS_BYTES) return payload;
-      reply.header('content-encoding', encoding).removeHeader('content-length');
-      return compressBuffer(raw, encoding);
-    }
-    if (typeof (payload as NodeJS.ReadableStream).pipe !== 'function') return payload;
-    reply.header('content-encoding', encoding).removeHeader('content-length');
-    return compressStream(payload as NodeJS.ReadableStream, encoding);
-  });
+  app.addHook('onSend', async (req, reply, payload) => compressPayload(req, reply, payload));
 }

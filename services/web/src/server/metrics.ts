@@ -2,7 +2,7 @@
 // SSR render time, and page requests by kind (document, page-data, action) and outcome.
 
 import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { type TraceContinuationOutcome, traceContinuations } from './trace-budget.ts';
 
@@ -72,18 +72,42 @@ function registerTraceContinuations(registry: Registry): void {
   });
 }
 
+/** What a finished request is recorded and logged as. */
+export interface FinishedRequest {
+  method: string;
+  url: string;
+  /** The page handler's route pattern, if it set one. */
+  routePattern: string | undefined;
+  /** The route that answered, as registered (a page: `/*`). */
+  routeUrl: string | undefined;
+  status: number;
+  elapsedMs: number;
+}
+
+/** The route label of a request: the page's pattern, else the route that answered; never a raw URL. */
+export const routeLabel = (request: FinishedRequest): string =>
+  request.routePattern ?? (request.status === 404 ? 'unmatched' : (request.routeUrl ?? 'unmatched'));
+
+export function observeRequest(metrics: Metrics, request: FinishedRequest): void {
+  metrics.requestDuration.observe(
+    { method: request.method, route: routeLabel(request), status_code: String(request.status) },
+    request.elapsedMs / 1000,
+  );
+}
+
+/** What Fastify's onResponse hooks know of a finished request. */
+export const finishedRequest = (req: FastifyRequest, reply: FastifyReply): FinishedRequest => ({
+  method: req.method,
+  url: req.url,
+  routePattern: req.routePattern,
+  routeUrl: req.routeOptions.url,
+  status: reply.statusCode,
+  elapsedMs: reply.elapsedTime,
+});
+
 /** Records every request's duration; the pattern comes from the page handler, else Fastify's own route. */
 export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (req, reply) => {
-    metrics.requestDuration.observe(
-      {
-        method: req.method,
-        route: req.routePattern ?? (reply.statusCode === 404 ? 'unmatched' : (req.routeOptions.url ?? 'unmatched')),
-        status_code: String(reply.statusCode),
-      },
-      reply.elapsedTime / 1000,
-    );
-  });
+  app.addHook('onResponse', async (req, reply) => observeRequest(metrics, finishedRequest(req, reply)));
 }
 
 export async function metricsRoute(app: FastifyInstance, options: { metrics: Metrics }): Promise<void> {

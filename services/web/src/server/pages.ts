@@ -1,6 +1,7 @@
 // One route for every page URL, answered by request kind: a document (streamed HTML, pages/document.ts), page data
 // (JSON, same URL + X-Page-Data, pages/page-data.ts) or an action (POST to the page's URL, either kind,
-// pages/action.ts); all over React Router's static handler (pages/query.ts).
+// pages/action.ts); all over React Router's static handler (pages/query.ts). Document GETs are mostly answered ahead
+// of Fastify by the same code (document-fast-path.ts).
 import type { FastifyInstance } from 'fastify';
 import { createStaticHandler } from 'react-router';
 import { PAGE_DATA_HEADER, PAGE_DATA_ROUTES_HEADER } from '../framework/page-data-protocol.ts';
@@ -8,21 +9,33 @@ import { compressResponses } from './compression.ts';
 import { acceptForms, answerAction } from './pages/action.ts';
 import { answerDocument } from './pages/document.ts';
 import { answerPageData } from './pages/page-data.ts';
+import type { PageReply } from './pages/page-io.ts';
 import type { Pages, PagesOptions } from './pages/query.ts';
 
-export async function pages(app: FastifyInstance, options: PagesOptions): Promise<void> {
+export function createPages(options: PagesOptions): Pages {
   const handler = createStaticHandler(options.routes);
-  const pages: Pages = { options, handler, rootId: handler.dataRoutes[0]?.id ?? 'root' };
-  if (options.compression) compressResponses(app);
+  return { options, handler, rootId: handler.dataRoutes[0]?.id ?? 'root' };
+}
+
+/** Whether a request asks for page data (the client router's JSON) rather than a document. */
+export const asksForPageData = (headers: Record<string, unknown>) => headers[PAGE_DATA_HEADER.toLowerCase()] === '1';
+
+/** The headers of every page answer. Page data's body depends on the route list too: a cache must not answer one
+ * list with another's data. */
+export function pageHeaders(reply: PageReply): void {
+  reply.header('vary', `${PAGE_DATA_HEADER}, ${PAGE_DATA_ROUTES_HEADER}`).header('cache-control', 'no-store');
+}
+
+export async function pagesRoute(app: FastifyInstance, { pages }: { pages: Pages }): Promise<void> {
+  if (pages.options.compression) compressResponses(app);
   acceptForms(app);
 
   app.route({
     method: ['GET', 'HEAD', 'POST'],
     url: '/*',
     handler: (req, reply) => {
-      // Page data's body depends on the route list too: a cache must not answer one list with another's data.
-      reply.header('vary', `${PAGE_DATA_HEADER}, ${PAGE_DATA_ROUTES_HEADER}`).header('cache-control', 'no-store');
-      const pageData = req.headers[PAGE_DATA_HEADER.toLowerCase()] === '1';
+      pageHeaders(reply);
+      const pageData = asksForPageData(req.headers);
       if (req.method === 'POST') return answerAction(pages, req, reply, pageData);
       return pageData ? answerPageData(pages, req, reply) : answerDocument(pages, req, reply);
     },

@@ -1,22 +1,50 @@
 // Request logs: one line per request (Fastify's own pair, "incoming request" + "request completed", is turned off),
 // written for every response that is not a success and for one success in `sampleEvery`. Two info lines per request
 // cost about a quarter of page-data throughput; failures keep their own error lines (with the digest) regardless.
-import type { FastifyInstance } from 'fastify';
+// Both request paths (Fastify's and the document fast path) log through one RequestLog, so they share the count.
+import * as Sentry from '@sentry/node';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { type FinishedRequest, finishedRequest } from './metrics.ts';
 
-export function logRequests(app: FastifyInstance, options: { sampleEvery: number }): void {
+type Bindings = Parameters<FastifyBaseLogger['child']>[0];
+type ChildLoggerOptions = Parameters<FastifyBaseLogger['child']>[1];
+
+export type RequestLog = (log: FastifyBaseLogger, request: FinishedRequest) => void;
+
+export function sampledRequestLog(options: { sampleEvery: number }): RequestLog {
   let successes = 0;
-  app.addHook('onResponse', async (req, reply) => {
-    const status = reply.statusCode;
+  return (log, request) => {
+    const { status } = request;
     if (status < 400 && successes++ % options.sampleEvery !== 0) return;
-    req.log.info(
+    log.info(
       {
-        req: { method: req.method, url: req.url },
+        req: { method: request.method, url: request.url },
         res: { statusCode: status },
-        route: req.routePattern ?? req.routeOptions.url,
-        responseTime: Math.round(reply.elapsedTime * 100) / 100,
+        route: request.routePattern ?? request.routeUrl,
+        responseTime: Math.round(request.elapsedMs * 100) / 100,
         ...(status < 400 ? { sampleOneIn: options.sampleEvery } : {}),
       },
       'request completed',
     );
-  });
+  };
 }
+
+export function logRequests(app: FastifyInstance, requestLog: RequestLog): void {
+  app.addHook('onResponse', async (req, reply) => requestLog(req.log, finishedRequest(req, reply)));
+}
+
+/**
+ * A request's log bindings with its trace id, so logs and Sentry traces can be joined. Read inside the request's
+ * scope. Unsampled requests have no span (see instrument.ts): their trace id is their scope's, which is theirs alone
+ * only while the SDK is enabled (it forks a scope per request).
+ */
+export function withTraceId(bindings: Bindings): Bindings {
+  const traceId =
+    Sentry.getActiveSpan()?.spanContext().traceId ??
+    (Sentry.getClient()?.getDsn() ? Sentry.getCurrentScope().getPropagationContext().traceId : undefined);
+  return traceId ? { ...bindings, traceId } : bindings;
+}
+
+/** Fastify's childLoggerFactory: the request's logger, with its trace id. */
+export const requestLogger = (logger: FastifyBaseLogger, bindings: Bindings, options?: ChildLoggerOptions) =>
+  logger.child(withTraceId(bindings), options);

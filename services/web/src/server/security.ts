@@ -52,14 +52,34 @@ export interface SecurityOptions {
   reportUrl?: string | undefined;
 }
 
-/** Registered on the root instance (not encapsulated): every response gets the headers, every reply its nonces. */
-export function registerSecurityHeaders(app: FastifyInstance, options: SecurityOptions): void {
+/** Sets the security headers on a response and returns the nonces its CSP allows; throws what helmet fails with. */
+export type SecurityHeaders = (req: IncomingMessage, res: ServerResponse) => CspNonces;
+
+export function securityHeaders(options: SecurityOptions): SecurityHeaders {
   const applyHeaders = helmet(helmetOptions(options));
+  return (req, res) => {
+    const nonces = freshNonces();
+    noncesOf.set(res, nonces);
+    // helmet's middleware is synchronous: it has called back when it returns.
+    let failure: unknown;
+    applyHeaders(req, res, (error) => {
+      failure = error;
+    });
+    if (failure) throw failure;
+    return nonces;
+  };
+}
+
+/** Registered on the root instance (not encapsulated): every response gets the headers, every reply its nonces. */
+export function registerSecurityHeaders(app: FastifyInstance, apply: SecurityHeaders): void {
   app.decorateReply('cspNonce', null as unknown as CspNonces);
   app.addHook('onRequest', (req, reply, done) => {
-    reply.cspNonce = freshNonces();
-    noncesOf.set(reply.raw, reply.cspNonce);
-    applyHeaders(req.raw, reply.raw, (error) => done(error as Error | undefined));
+    try {
+      reply.cspNonce = apply(req.raw, reply.raw);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 }
 

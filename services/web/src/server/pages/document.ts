@@ -1,22 +1,22 @@
 // Documents: the page as streamed HTML for a browser's navigation or its plain form post, rendered again at the
 // deepest error boundary reached when rendering itself fails.
 import * as Sentry from '@sentry/node';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StaticHandlerContext } from 'react-router';
 import { serverFailure } from '../../framework/page-data-protocol.ts';
 import { documentCacheControl } from '../document-cache.ts';
 import { reportServerFailure } from '../failures.ts';
 import { renderDocument } from '../render-document.tsx';
+import type { PageReply, PageRequest } from './page-io.ts';
 import { type Pages, type QueryResult, queryPage, settlePage } from './query.ts';
 
 /** GET (or HEAD) without X-Page-Data: the whole page, errors shown at the nearest boundary. */
-export async function answerDocument(pages: Pages, req: FastifyRequest, reply: FastifyReply) {
+export async function answerDocument(pages: Pages, req: PageRequest, reply: PageReply) {
   const result = await queryPage(pages, req, reply, 'document', false);
   return result ? sendDocumentResult(pages, req, reply, result) : reply;
 }
 
 /** Answers a query's result as a document: a redirect, or the rendered page. */
-export async function sendDocumentResult(pages: Pages, req: FastifyRequest, reply: FastifyReply, result: QueryResult) {
+export async function sendDocumentResult(pages: Pages, req: PageRequest, reply: PageReply, result: QueryResult) {
   if ('redirect' in result) {
     // After a form POST the browser must GET the target: 303, whatever the action chose.
     return reply

@@ -2,7 +2,6 @@
 // Router's static handler run over it (loaders, and the action for a POST), the request labelled by route pattern,
 // and the result made safe to send (failures reported and replaced by digests, deferred parts guarded).
 import * as Sentry from '@sentry/node';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   isRouteErrorResponse,
   matchRoutes,
@@ -18,6 +17,7 @@ import type { Assets } from '../assets.ts';
 import { type DeferredPart, prepareDeferred } from '../deferred-data.ts';
 import { reportServerFailure } from '../failures.ts';
 import type { Metrics } from '../metrics.ts';
+import type { PageReply, PageRequest } from './page-io.ts';
 
 export interface PagesOptions {
   routes: RouteObject[];
@@ -67,8 +67,8 @@ const MAX_ROUTE_IDS = 32;
  */
 export async function queryPage(
   pages: Pages,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: PageRequest,
+  reply: PageReply,
   kind: PageKind,
   pageData: boolean,
 ): Promise<QueryResult | undefined> {
@@ -110,7 +110,7 @@ export async function queryPage(
  * Makes the matched routes' results safe to send and counts the request by its status: every failure is reported
  * and replaced by a digest, deferred parts are guarded, and the leaf route's headers are copied to the reply.
  */
-export function settlePage(pages: Pages, req: FastifyRequest, reply: FastifyReply, page: LoadedPage): DeferredPart[] {
+export function settlePage(pages: Pages, req: PageRequest, reply: PageReply, page: LoadedPage): DeferredPart[] {
   replaceFailures(req, page.context);
   const deferred = prepareDeferred(
     page.context.loaderData,
@@ -122,14 +122,14 @@ export function settlePage(pages: Pages, req: FastifyRequest, reply: FastifyRepl
   return deferred;
 }
 
-function badRequest(reply: FastifyReply, message: string): undefined {
+function badRequest(reply: PageReply, message: string): undefined {
   reply.code(400).type('text/plain; charset=utf-8').send(message);
   return undefined;
 }
 
 /** Every error that is not a route error response (404 etc.) is a failure: reported, logged, and replaced by a
  * 500 carrying only its digest, so no message or stack reaches HTML or JSON. */
-function replaceFailures(req: FastifyRequest, context: StaticHandlerContext): void {
+function replaceFailures(req: PageRequest, context: StaticHandlerContext): void {
   if (!context.errors) return;
   for (const [routeId, error] of Object.entries(context.errors)) {
     if (isRouteErrorResponse(error)) continue;
@@ -138,7 +138,7 @@ function replaceFailures(req: FastifyRequest, context: StaticHandlerContext): vo
   }
 }
 
-function copyRouteHeaders(reply: FastifyReply, context: StaticHandlerContext): void {
+function copyRouteHeaders(reply: PageReply, context: StaticHandlerContext): void {
   const leaf = context.matches.at(-1)?.route.id;
   if (!leaf) return;
   for (const headers of [context.loaderHeaders[leaf], context.actionHeaders[leaf]]) {
@@ -159,7 +159,7 @@ function parseRouteIds(header: string | string[] | undefined): string[] | undefi
   return ids;
 }
 
-function toHeaders(raw: FastifyRequest['headers']): Headers {
+function toHeaders(raw: PageRequest['headers']): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
@@ -169,7 +169,7 @@ function toHeaders(raw: FastifyRequest['headers']): Headers {
 }
 
 /** Labels the request by route pattern: its metrics, its trace (when sampled) and its error events. */
-function setRoute(req: FastifyRequest, pattern: string): void {
+function setRoute(req: PageRequest, pattern: string): void {
   req.routePattern = pattern;
   const name = `${req.method} ${pattern}`;
   Sentry.getIsolationScope().setTransactionName(name);

@@ -1,0 +1,238 @@
+// Document GETs answered ahead of Fastify, by the same page code (pages/document.ts) and the same hooks' functions:
+// security headers and nonces (security.ts), request id (service-kit), metrics (metrics.ts), the sampled request log
+// (request-log.ts), compression (compression.ts) and the failure screen (failures.ts). Fastify's request and reply
+// objects, routing, hook chain and per-request child logger were ≈ a tenth of a document's CPU
+// (docs/decisions/012-documents-ahead-of-fastify.md). Everything else, and every request while the service drains
+// or closes, goes to Fastify.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { finished } from 'node:stream';
+import { type Readiness, requestIdFrom } from '@app/service-kit';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { compressPayload } from './compression.ts';
+import { answerServerFailure } from './failures.ts';
+import { type Metrics, observeRequest } from './metrics.ts';
+import { answerDocument } from './pages/document.ts';
+import type { PageReply, PageRequest } from './pages/page-io.ts';
+import type { Pages } from './pages/query.ts';
+import { asksForPageData, pageHeaders } from './pages.ts';
+import { type RequestLog, withTraceId } from './request-log.ts';
+import type { CspNonces, SecurityHeaders } from './security.ts';
+
+/** The route a page answered here is labelled with until the router names its pattern (as Fastify's would be). */
+const PAGES_ROUTE = '/*';
+
+export interface DocumentPathParts {
+  pages: Pages;
+  /** False for the paths Fastify has other routes for (probes, metrics, assets, the tunnel). */
+  isPage: (path: string) => boolean;
+  security: SecurityHeaders;
+  metrics: Metrics;
+  requestLog: RequestLog;
+  readiness: Readiness;
+  /** Fastify's trustProxy function: whether the peer at `hop` may say what the browser used (X-Forwarded-*). */
+  trustProxy: (address: string, hop: number) => boolean;
+}
+
+export interface DocumentFastPath {
+  /** Wraps the server's request listener: a document GET is answered here, the rest go to `next`. */
+  ahead(next: RequestListener): RequestListener;
+  /** Serves documents from when `app` is ready until it starts closing. */
+  register(app: FastifyInstance, parts: DocumentPathParts): void;
+}
+
+/** The last of a header's comma-separated values (the nearest proxy's), as Fastify reads X-Forwarded-*. */
+const lastEntry = (value: string) => value.slice(value.lastIndexOf(',') + 1).trim();
+
+class DocumentRequest implements PageRequest {
+  routePattern?: string;
+  readonly raw: IncomingMessage;
+  readonly #parts: DocumentPathParts;
+  readonly #baseLog: FastifyBaseLogger;
+  readonly #bindings: Record<string, unknown>;
+  #log: FastifyBaseLogger | undefined;
+
+  constructor(
+    raw: IncomingMessage,
+    parts: DocumentPathParts,
+    baseLog: FastifyBaseLogger,
+    bindings: Record<string, unknown>,
+  ) {
+    this.raw = raw;
+    this.#parts = parts;
+    this.#baseLog = baseLog;
+    this.#bindings = bindings;
+  }
+  get method() {
+    return this.raw.method ?? 'GET';
+  }
+  get url() {
+    return this.raw.url ?? '/';
+  }
+  get headers() {
+    return this.raw.headers;
+  }
+  /** As Fastify's request.host and request.protocol with the same trustProxy. */
+  get host() {
+    const forwarded = this.raw.headers['x-forwarded-host'];
+    if (forwarded && this.trusted()) return lastEntry(forwarded as string);
+    return this.raw.headers.host ?? '';
+  }
+  get protocol() {
+    const forwarded = this.raw.headers['x-forwarded-proto'];
+    if (forwarded && this.trusted()) return lastEntry(forwarded as string);
+    return (this.raw.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  }
+  /** Made on first use: most documents log nothing of their own. */
+  get log() {
+    this.#log ??= this.#baseLog.child(this.#bindings);
+    return this.#log;
+  }
+  private trusted() {
+    return this.#parts.trustProxy(this.raw.socket.remoteAddress ?? '', 0);
+  }
+}
+
+class DocumentReply implements PageReply {
+  statusCode = 200;
+  readonly raw: ServerResponse;
+  readonly cspNonce: CspNonces;
+  readonly #request: DocumentRequest;
+  readonly #parts: DocumentPathParts;
+  #sent = false;
+
+  constructor(raw: ServerResponse, cspNonce: CspNonces, request: DocumentRequest, parts: DocumentPathParts) {
+    this.raw = raw;
+    this.cspNonce = cspNonce;
+    this.#request = request;
+    this.#parts = parts;
+  }
+  code(status: number) {
+    this.statusCode = status;
+    return this;
+  }
+  header(name: string, value: unknown) {
+    // As Fastify's reply.header: a second Set-Cookie adds one, any other header is replaced.
+    if (name.toLowerCase() === 'set-cookie') this.raw.appendHeader(name, value as string);
+    else this.raw.setHeader(name, value as string);
+    return this;
+  }
+  type(contentType: string) {
+    return this.header('content-type', contentType);
+  }
+  hasHeader(name: string) {
+    return this.raw.hasHeader(name);
+  }
+  getHeader(name: string) {
+    return this.raw.getHeader(name);
+  }
+  removeHeader(name: string) {
+    this.raw.removeHeader(name);
+    return this;
+  }
+  send(payload?: string | Buffer | NodeJS.ReadableStream) {
+    const res = this.raw;
+    if (this.#sent || res.headersSent) {
+      this.#request.log.warn({ url: this.#request.url }, 'reply was already sent');
+      return this;
+    }
+    this.#sent = true;
+    const { pages, readiness } = this.#parts;
+    const body = pages.options.compression ? compressPayload(this.#request, this, payload) : payload;
+    // As service-kit's onSend hook: a response while draining closes its connection.
+    if (readiness.draining) res.setHeader('connection', 'close');
+    res.statusCode = this.statusCode;
+    if (body === undefined || body === null) {
+      res.setHeader('content-length', '0');
+      res.end();
+    } else if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      res.setHeader('content-length', Buffer.byteLength(body));
+      res.end(body);
+    } else {
+      sendStream(body as NodeJS.ReadableStream & { destroy?: () => void }, res, this.#request);
+    }
+    return this;
+  }
+}
+
+/** A streamed body piped to the response: a stream that fails cuts the response, a response cut stops the stream. */
+function sendStream(body: NodeJS.ReadableStream & { destroy?: () => void }, res: ServerResponse, req: PageRequest) {
+  let open = true;
+  finished(body, (error) => {
+    open = false;
+    if (!error) return;
+    req.log.error({ err: error }, 'response stream failed');
+    res.destroy();
+  });
+  finished(res, () => {
+    if (open) body.destroy?.();
+  });
+  body.pipe(res);
+}
+
+/** A document GET Fastify would route to the pages: anything with a percent sign is left to its router's decoding. */
+function isDocumentRequest(req: IncomingMessage, parts: DocumentPathParts): boolean {
+  const url = req.url;
+  if (req.method !== 'GET' || !url || url.charCodeAt(0) !== 47 /* / */ || url.includes('%')) return false;
+  if (asksForPageData(req.headers)) return false;
+  const query = url.indexOf('?');
+  return parts.isPage(query === -1 ? url : url.slice(0, query));
+}
+
+function serveDocument(req: IncomingMessage, res: ServerResponse, parts: DocumentPathParts, log: FastifyBaseLogger) {
+  const started = performance.now();
+  const requestId = requestIdFrom(req);
+  res.setHeader('x-request-id', requestId);
+  const request = new DocumentRequest(req, parts, log, withTraceId({ requestId }));
+  res.once('finish', () => {
+    const finishedRequest = {
+      method: request.method,
+      url: request.url,
+      routePattern: request.routePattern,
+      routeUrl: PAGES_ROUTE,
+      status: res.statusCode,
+      elapsedMs: performance.now() - started,
+    };
+    observeRequest(parts.metrics, finishedRequest);
+    parts.requestLog(request.log, finishedRequest);
+  });
+  let nonces: CspNonces;
+  try {
+    nonces = parts.security(req, res);
+  } catch (error) {
+    answerServerFailure(error, 500, request, new DocumentReply(res, { script: '', style: '' }, request, parts));
+    return;
+  }
+  const reply = new DocumentReply(res, nonces, request, parts);
+  pageHeaders(reply);
+  answerDocument(parts.pages, request, reply).catch((error: unknown) => {
+    if (res.headersSent) {
+      request.log.error({ err: error }, 'document failed after its headers were sent');
+      res.destroy();
+      return;
+    }
+    answerServerFailure(error, 500, request, reply);
+  });
+}
+
+export function createDocumentFastPath(): DocumentFastPath {
+  let parts: DocumentPathParts | undefined;
+  let log: FastifyBaseLogger | undefined;
+  let closing = false;
+  return {
+    ahead: (next) => (req, res) => {
+      if (!parts || !log || closing || parts.readiness.draining || !isDocumentRequest(req, parts))
+        return next(req, res);
+      serveDocument(req, res, parts, log);
+    },
+    register(app, documentParts) {
+      app.addHook('onReady', async () => {
+        parts = documentParts;
+        log = app.log;
+      });
+      // Closing: Fastify answers new requests 503 and closes connections; draining: it adds Connection: close.
+      app.addHook('preClose', async () => {
+        closing = true;
+      });
+    },
+  };
+}
