@@ -2,7 +2,7 @@
 // security headers and nonces (security.ts), request id (service-kit), metrics (metrics.ts), the sampled request log
 // (request-log.ts), compression (compression.ts) and the failure screen (failures.ts). Fastify's request and reply
 // objects, routing, hook chain and per-request child logger were ≈ a tenth of a document's CPU
-// (docs/decisions/012-documents-ahead-of-fastify.md). Everything else, and every request while the service drains
+// (docs/decisions/009-documents-ahead-of-fastify.md). Everything else, and every request while the service drains
 // or closes, goes to Fastify.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
