@@ -8,10 +8,10 @@ import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/rout
 import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
-import { createDocumentFastPath } from './document-fast-path.ts';
 import { answerServerFailure } from './failures.ts';
 import { createLoadShedder } from './load-shedding.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
+import { createPageFastPath } from './page-fast-path.ts';
 import { createPages, pagesRoute } from './pages.ts';
 import { logRequests, requestLogger, sampledRequestLog } from './request-log.ts';
 import { registerSecurityHeaders, securityHeaders } from './security.ts';
@@ -46,7 +46,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
   const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
   const shedder = createLoadShedder({ limits: config.loadShedding, metrics });
-  const documents = createDocumentFastPath();
+  const documents = createPageFastPath();
   const serverFactory = options.serverFactory ?? ((handler) => createServer(handler));
   // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
   const trustProxy = (_address: string, hop: number) => hop < config.trustedProxyHops;
@@ -63,7 +63,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       // the request's logger (inside the request's Sentry span), rather than by a second child logger per request.
       childLoggerFactory: requestLogger,
       // Load shedding answers ahead of everything (load-shedding.ts says why), then document GETs are answered ahead
-      // of Fastify (document-fast-path.ts).
+      // of Fastify (page-fast-path.ts).
       serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(documents.ahead(handler)), serverOptions),
     },
   });
@@ -138,7 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     compression: config.compression,
   });
   await app.register(pagesRoute, { pages });
-  // The paths Fastify has other routes for: the probes, metrics, assets and the tunnel (test/document-fast-path.test.ts
+  // The paths Fastify has other routes for: the probes, metrics, assets and the tunnel (test/page-fast-path.test.ts
   // checks this against Fastify's route table).
   const isPage = (path: string) => !isProbeOrAsset(path) && !(tunnelPath && path.startsWith(tunnelPath));
   documents.register(app, { pages, isPage, security, metrics, requestLog, readiness: service.readiness, trustProxy });

@@ -1,6 +1,5 @@
 // Page data: the client router's JSON for a navigation or a form it submitted (same URL + X-Page-Data: 1). One
 // JSON document, or JSON lines when loaders deferred parts (the page data first, then each part as it settles).
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keysOf, withoutPromises } from '../../framework/deferred-data.ts';
 import {
   PAGE_DATA_HEADER,
@@ -9,16 +8,17 @@ import {
   serializeRouteError,
 } from '../../framework/page-data-protocol.ts';
 import { type DeferredPart, pageDataLines } from '../deferred-data.ts';
+import type { PageReply, PageRequest } from './page-io.ts';
 import { type Pages, type QueryResult, queryPage, settlePage } from './query.ts';
 
 /** GET (or HEAD) with X-Page-Data: the listed routes' data, errors kept at the route that threw. */
-export async function answerPageData(pages: Pages, req: FastifyRequest, reply: FastifyReply) {
+export async function answerPageData(pages: Pages, req: PageRequest, reply: PageReply) {
   const result = await queryPage(pages, req, reply, 'page-data', true);
   return result ? sendPageDataResult(pages, req, reply, result) : reply;
 }
 
 /** Answers a query's result as page data: a redirect signal, a reload signal, or the routes' data and errors. */
-export function sendPageDataResult(pages: Pages, req: FastifyRequest, reply: FastifyReply, result: QueryResult) {
+export function sendPageDataResult(pages: Pages, req: PageRequest, reply: PageReply, result: QueryResult) {
   if ('redirect' in result) {
     const { headers, status } = result.redirect;
     return sendPageData(reply, {
@@ -58,7 +58,7 @@ export function sendPageDataResult(pages: Pages, req: FastifyRequest, reply: Fas
   return deferred.length > 0 ? sendPageDataLines(reply, body, deferred) : sendPageData(reply, body);
 }
 
-function sendPageData(reply: FastifyReply, body: PageData) {
+function sendPageData(reply: PageReply, body: PageData) {
   return reply
     .code(body.kind === 'data' ? body.status : 200)
     .header(PAGE_DATA_HEADER, PAGE_DATA_VERSION)
@@ -67,7 +67,7 @@ function sendPageData(reply: FastifyReply, body: PageData) {
 }
 
 /** Page data with deferred parts, streamed as JSON lines (the first is the page data). */
-function sendPageDataLines(reply: FastifyReply, first: PageData & { kind: 'data' }, deferred: DeferredPart[]) {
+function sendPageDataLines(reply: PageReply, first: PageData & { kind: 'data' }, deferred: DeferredPart[]) {
   return reply
     .code(first.status)
     .header(PAGE_DATA_HEADER, PAGE_DATA_VERSION)

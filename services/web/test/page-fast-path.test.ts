@@ -1,6 +1,6 @@
-// Document GETs answered ahead of Fastify (document-fast-path.ts), over a real loopback server: the same answer as
-// Fastify's path gives (headers, nonces, body), the same request id, metrics and compression, and Fastify still
-// answers everything else and every request while the service drains.
+// Page GETs (documents, page data) answered ahead of Fastify (page-fast-path.ts), over a real loopback server: the
+// same answer as Fastify's path gives (headers, nonces, body), the same request id, metrics and compression, and
+// Fastify still answers everything else and every request while the service drains.
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { fakeAssets, pageData } from './helpers.ts';
 
 let web: WebApp;
 let base: string;
-/** Requests that went through Fastify's hooks (a document served ahead of Fastify never does). */
+/** Requests that went through Fastify's hooks (a page GET served ahead of Fastify never does). */
 let throughFastify: string[] = [];
 
 beforeAll(async () => {
@@ -61,6 +61,22 @@ describe('documents ahead of Fastify', () => {
     }
     // The page is the same but for its nonces.
     expect(withoutNonces(html, fastNonces)).toBe(withoutNonces(viaFastify.body, noncesOf(fastifyCsp)));
+  });
+
+  it('answers page data as Fastify does, JSON and JSON lines', async () => {
+    for (const url of ['/catalog?limit=5', '/catalog/amber-lamp']) {
+      const { fast, fastBody, viaFastify, fastifySaw } = await bothPaths(url, pageData());
+      expect(fastifySaw).toBe(1);
+      expect(fast.status).toBe(viaFastify.statusCode);
+      expect(fast.headers.get('content-type')).toBe(viaFastify.headers['content-type']);
+      expect(fast.headers.get('x-page-data')).toBe(viaFastify.headers['x-page-data']);
+      expect(fast.headers.get('vary')).toBe(viaFastify.headers.vary);
+      expect(fastBody.toString()).toBe(viaFastify.body);
+    }
+    const stale = await fetch(`${base}/catalog`, { headers: pageData('no-such-route') });
+    expect(await stale.json()).toMatchObject({ kind: 'redirect', reloadDocument: true });
+    const bad = await fetch(`${base}/catalog`, { headers: pageData('not a route id!') });
+    expect(bad.status).toBe(400);
   });
 
   it('takes the scheme and host from a trusted proxy as Fastify does (the canonical URL)', async () => {
@@ -115,7 +131,7 @@ describe('documents ahead of Fastify', () => {
 });
 
 describe('what stays with Fastify', () => {
-  it('page data, HEAD, POST, encoded paths and every other route of its table', async () => {
+  it('HEAD, POST, encoded paths and every other route of its table', async () => {
     const routes = web.app
       .printRoutes({ commonPrefix: false })
       .split('\n')
@@ -124,7 +140,10 @@ describe('what stays with Fastify', () => {
     expect(routes).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/metrics']));
     const requests: Array<[string, RequestInit]> = [
       ...routes.map((path): [string, RequestInit] => [path.replace('*', 'x.js'), {}]),
-      ['/catalog', { headers: pageData() }],
+      [
+        '/preferences',
+        { method: 'POST', body: 'theme=dark', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      ],
       ['/catalog', { method: 'HEAD' }],
       ['/caf%C3%A9', {}],
     ];

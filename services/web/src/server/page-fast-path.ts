@@ -1,9 +1,9 @@
-// Document GETs answered ahead of Fastify, by the same page code (pages/document.ts) and the same hooks' functions:
-// security headers and nonces (security.ts), request id (service-kit), metrics (metrics.ts), the sampled request log
-// (request-log.ts), compression (compression.ts) and the failure screen (failures.ts). Fastify's request and reply
-// objects, routing, hook chain and per-request child logger were ≈ a tenth of a document's CPU
-// (docs/decisions/009-documents-ahead-of-fastify.md). Everything else, and every request while the service drains
-// or closes, goes to Fastify.
+// Page GETs (documents and page data) answered ahead of Fastify, by the same page code (pages/document.ts,
+// pages/page-data.ts) and the same hooks' functions: security headers and nonces (security.ts), request id
+// (service-kit), metrics (metrics.ts), the sampled request log (request-log.ts), compression (compression.ts) and the
+// failure screen (failures.ts). Fastify's request and reply objects, routing, hook chain and per-request child logger
+// cost more than all of these (docs/decisions/009-page-gets-ahead-of-fastify.md). Everything else, and every request
+// while the service drains or closes, goes to Fastify.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
 import { type Readiness, requestIdFrom } from '@app/service-kit';
@@ -12,6 +12,7 @@ import { compressPayload } from './compression.ts';
 import { answerServerFailure } from './failures.ts';
 import { type Metrics, observeRequest } from './metrics.ts';
 import { answerDocument } from './pages/document.ts';
+import { answerPageData } from './pages/page-data.ts';
 import type { PageReply, PageRequest } from './pages/page-io.ts';
 import type { Pages } from './pages/query.ts';
 import { asksForPageData, pageHeaders } from './pages.ts';
@@ -21,7 +22,7 @@ import type { CspNonces, SecurityHeaders } from './security.ts';
 /** The route a page answered here is labelled with until the router names its pattern (as Fastify's would be). */
 const PAGES_ROUTE = '/*';
 
-export interface DocumentPathParts {
+export interface PagePathParts {
   pages: Pages;
   /** False for the paths Fastify has other routes for (probes, metrics, assets, the tunnel). */
   isPage: (path: string) => boolean;
@@ -33,27 +34,27 @@ export interface DocumentPathParts {
   trustProxy: (address: string, hop: number) => boolean;
 }
 
-export interface DocumentFastPath {
-  /** Wraps the server's request listener: a document GET is answered here, the rest go to `next`. */
+export interface PageFastPath {
+  /** Wraps the server's request listener: a page GET is answered here, the rest go to `next`. */
   ahead(next: RequestListener): RequestListener;
-  /** Serves documents from when `app` is ready until it starts closing. */
-  register(app: FastifyInstance, parts: DocumentPathParts): void;
+  /** Serves page GETs from when `app` is ready until it starts closing. */
+  register(app: FastifyInstance, parts: PagePathParts): void;
 }
 
 /** The last of a header's comma-separated values (the nearest proxy's), as Fastify reads X-Forwarded-*. */
 const lastEntry = (value: string) => value.slice(value.lastIndexOf(',') + 1).trim();
 
-class DocumentRequest implements PageRequest {
+class FastRequest implements PageRequest {
   routePattern?: string;
   readonly raw: IncomingMessage;
-  readonly #parts: DocumentPathParts;
+  readonly #parts: PagePathParts;
   readonly #baseLog: FastifyBaseLogger;
   readonly #bindings: Record<string, unknown>;
   #log: FastifyBaseLogger | undefined;
 
   constructor(
     raw: IncomingMessage,
-    parts: DocumentPathParts,
+    parts: PagePathParts,
     baseLog: FastifyBaseLogger,
     bindings: Record<string, unknown>,
   ) {
@@ -82,7 +83,7 @@ class DocumentRequest implements PageRequest {
     if (forwarded && this.trusted()) return lastEntry(forwarded as string);
     return (this.raw.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   }
-  /** Made on first use: most documents log nothing of their own. */
+  /** Made on first use: most requests log nothing of their own. */
   get log() {
     this.#log ??= this.#baseLog.child(this.#bindings);
     return this.#log;
@@ -92,15 +93,15 @@ class DocumentRequest implements PageRequest {
   }
 }
 
-class DocumentReply implements PageReply {
+class FastReply implements PageReply {
   statusCode = 200;
   readonly raw: ServerResponse;
   readonly cspNonce: CspNonces;
-  readonly #request: DocumentRequest;
-  readonly #parts: DocumentPathParts;
+  readonly #request: FastRequest;
+  readonly #parts: PagePathParts;
   #sent = false;
 
-  constructor(raw: ServerResponse, cspNonce: CspNonces, request: DocumentRequest, parts: DocumentPathParts) {
+  constructor(raw: ServerResponse, cspNonce: CspNonces, request: FastRequest, parts: PagePathParts) {
     this.raw = raw;
     this.cspNonce = cspNonce;
     this.#request = request;
@@ -169,20 +170,19 @@ function sendStream(body: NodeJS.ReadableStream & { destroy?: () => void }, res:
   body.pipe(res);
 }
 
-/** A document GET Fastify would route to the pages: anything with a percent sign is left to its router's decoding. */
-function isDocumentRequest(req: IncomingMessage, parts: DocumentPathParts): boolean {
+/** A page GET Fastify would route to the pages: anything with a percent sign is left to its router's decoding. */
+function isFastRequest(req: IncomingMessage, parts: PagePathParts): boolean {
   const url = req.url;
   if (req.method !== 'GET' || !url || url.charCodeAt(0) !== 47 /* / */ || url.includes('%')) return false;
-  if (asksForPageData(req.headers)) return false;
   const query = url.indexOf('?');
   return parts.isPage(query === -1 ? url : url.slice(0, query));
 }
 
-function serveDocument(req: IncomingMessage, res: ServerResponse, parts: DocumentPathParts, log: FastifyBaseLogger) {
+function servePage(req: IncomingMessage, res: ServerResponse, parts: PagePathParts, log: FastifyBaseLogger) {
   const started = performance.now();
   const requestId = requestIdFrom(req);
   res.setHeader('x-request-id', requestId);
-  const request = new DocumentRequest(req, parts, log, withTraceId({ requestId }));
+  const request = new FastRequest(req, parts, log, withTraceId({ requestId }));
   res.once('finish', () => {
     const finishedRequest = {
       method: request.method,
@@ -199,14 +199,15 @@ function serveDocument(req: IncomingMessage, res: ServerResponse, parts: Documen
   try {
     nonces = parts.security(req, res);
   } catch (error) {
-    answerServerFailure(error, 500, request, new DocumentReply(res, { script: '', style: '' }, request, parts));
+    answerServerFailure(error, 500, request, new FastReply(res, { script: '', style: '' }, request, parts));
     return;
   }
-  const reply = new DocumentReply(res, nonces, request, parts);
+  const reply = new FastReply(res, nonces, request, parts);
   pageHeaders(reply);
-  answerDocument(parts.pages, request, reply).catch((error: unknown) => {
+  const answer = asksForPageData(req.headers) ? answerPageData : answerDocument;
+  answer(parts.pages, request, reply).catch((error: unknown) => {
     if (res.headersSent) {
-      request.log.error({ err: error }, 'document failed after its headers were sent');
+      request.log.error({ err: error }, 'page failed after its headers were sent');
       res.destroy();
       return;
     }
@@ -214,15 +215,14 @@ function serveDocument(req: IncomingMessage, res: ServerResponse, parts: Documen
   });
 }
 
-export function createDocumentFastPath(): DocumentFastPath {
-  let parts: DocumentPathParts | undefined;
+export function createPageFastPath(): PageFastPath {
+  let parts: PagePathParts | undefined;
   let log: FastifyBaseLogger | undefined;
   let closing = false;
   return {
     ahead: (next) => (req, res) => {
-      if (!parts || !log || closing || parts.readiness.draining || !isDocumentRequest(req, parts))
-        return next(req, res);
-      serveDocument(req, res, parts, log);
+      if (!parts || !log || closing || parts.readiness.draining || !isFastRequest(req, parts)) return next(req, res);
+      servePage(req, res, parts, log);
     },
     register(app, documentParts) {
       app.addHook('onReady', async () => {
