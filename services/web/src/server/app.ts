@@ -46,7 +46,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
   const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
   const shedder = createLoadShedder({ limits: config.loadShedding, metrics });
-  const documents = createPageFastPath();
+  const pageGets = createPageFastPath();
   const serverFactory = options.serverFactory ?? ((handler) => createServer(handler));
   // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
   const trustProxy = (_address: string, hop: number) => hop < config.trustedProxyHops;
@@ -62,9 +62,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       // Log lines of a request carry its trace id, so logs and Sentry traces can be joined. Bound when Fastify makes
       // the request's logger (inside the request's Sentry span), rather than by a second child logger per request.
       childLoggerFactory: requestLogger,
-      // Load shedding answers ahead of everything (load-shedding.ts says why), then document GETs are answered ahead
+      // Load shedding answers ahead of everything (load-shedding.ts says why), then page GETs are answered ahead
       // of Fastify (page-fast-path.ts).
-      serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(documents.ahead(handler)), serverOptions),
+      serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(pageGets.ahead(handler)), serverOptions),
     },
   });
   const { app } = service;
@@ -141,6 +141,6 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   // The paths Fastify has other routes for: the probes, metrics, assets and the tunnel (test/page-fast-path.test.ts
   // checks this against Fastify's route table).
   const isPage = (path: string) => !isProbeOrAsset(path) && !(tunnelPath && path.startsWith(tunnelPath));
-  documents.register(app, { pages, isPage, security, metrics, requestLog, readiness: service.readiness, trustProxy });
+  pageGets.register(app, { pages, isPage, security, metrics, requestLog, readiness: service.readiness, trustProxy });
   return { ...service, metrics, ...(adminPort ? { adminPort } : {}) };
 }

@@ -171,7 +171,7 @@ function sendStream(body: NodeJS.ReadableStream & { destroy?: () => void }, res:
 }
 
 /** A page GET Fastify would route to the pages: anything with a percent sign is left to its router's decoding. */
-function isFastRequest(req: IncomingMessage, parts: PagePathParts): boolean {
+function isPageGet(req: IncomingMessage, parts: PagePathParts): boolean {
   const url = req.url;
   if (req.method !== 'GET' || !url || url.charCodeAt(0) !== 47 /* / */ || url.includes('%')) return false;
   const query = url.indexOf('?');
@@ -221,12 +221,12 @@ export function createPageFastPath(): PageFastPath {
   let closing = false;
   return {
     ahead: (next) => (req, res) => {
-      if (!parts || !log || closing || parts.readiness.draining || !isFastRequest(req, parts)) return next(req, res);
+      if (!parts || !log || closing || parts.readiness.draining || !isPageGet(req, parts)) return next(req, res);
       servePage(req, res, parts, log);
     },
-    register(app, documentParts) {
+    register(app, pageParts) {
       app.addHook('onReady', async () => {
-        parts = documentParts;
+        parts = pageParts;
         log = app.log;
       });
       // Closing: Fastify answers new requests 503 and closes connections; draining: it adds Connection: close.

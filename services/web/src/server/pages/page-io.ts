@@ -1,5 +1,5 @@
 // What the page code reads of a request and does to its reply: the part of Fastify's request and reply it uses.
-// Fastify's objects have it, and so do the light ones of the document fast path (page-fast-path.ts), so both
+// Fastify's objects have it, and so do the light ones of the fast path for page GETs (page-fast-path.ts), so both
 // paths run the same page code.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
