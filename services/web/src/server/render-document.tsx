@@ -28,8 +28,8 @@ export interface DocumentParts {
   /** Sentry's <meta name="sentry-trace"> and <meta name="baggage">, so the browser continues this trace. */
   traceMeta: string;
   appName: string;
-  /** This site's origin as the request named it, for the canonical URL. */
-  origin: string;
+  /** This site's origin for the canonical URL (canonical-origin.ts); undefined: the page has none. */
+  origin: string | undefined;
   /** The loader data's deferred parts: each one's value is streamed in a script when it settles. */
   deferred?: DeferredPart[];
 }
@@ -84,16 +84,21 @@ function head(parts: DocumentParts): string {
 }
 
 /** Description, canonical URL and Open Graph basics (the same elements NavigationEffects updates in the browser). */
-function metaTags(title: string, description: string | undefined, canonical: string, siteName: string): string {
+function metaTags(
+  title: string,
+  description: string | undefined,
+  canonical: string | undefined,
+  siteName: string,
+): string {
   const property = (name: string, value: string) => `<meta property="${name}" content="${escapeHtml(value)}">`;
   return (
     (description ? `<meta name="description" content="${escapeHtml(description)}">` : '') +
-    `<link rel="canonical" href="${escapeHtml(canonical)}">` +
+    (canonical ? `<link rel="canonical" href="${escapeHtml(canonical)}">` : '') +
     property('og:type', 'website') +
     property('og:site_name', siteName) +
     property('og:title', title) +
     (description ? property('og:description', description) : '') +
-    property('og:url', canonical)
+    (canonical ? property('og:url', canonical) : '')
   );
 }
 
