@@ -58,9 +58,12 @@ function head(parts: DocumentParts): string {
   const shown = errors.find((e) => isRouteErrorResponse(e) && e.status === 404) ?? errors[0];
   const title = errors.length === 0 ? meta.title : errorScreenTitle(shown);
   const description = errors.length === 0 ? meta.description : undefined;
+  // The app's modules at low priority: they run after parsing and hydrate after the first paint (start.tsx), so they
+  // never block it; at High, Lighthouse's simulation counts every one that arrived before the paint as render-blocking
+  // (docs/benchmarks.md, "Lighthouse").
   const preloads = assets
     .preloadFor(parts.viewModules)
-    .map((href) => `<link rel="modulepreload" href="${href}">`)
+    .map((href) => `<link rel="modulepreload" href="${href}" fetchpriority="low">`)
     .join('');
   const css =
     assets.inlineCss !== undefined
@@ -78,7 +81,7 @@ function head(parts: DocumentParts): string {
     // Before any module: errors until the Sentry SDK arrives (after hydration) are queued for it.
     (parts.clientConfig.sentry.dsn ? `<script nonce="${nonce}">${EARLY_ERRORS_SCRIPT}</script>` : '') +
     (assets.devHead?.(nonce) ?? '') +
-    `<script type="module" nonce="${nonce}" src="${assets.entry}"></script>${preloads}` +
+    `<script type="module" nonce="${nonce}" src="${assets.entry}" fetchpriority="low"></script>${preloads}` +
     '</head><body><div id="root">'
   );
 }
