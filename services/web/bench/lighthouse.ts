@@ -6,9 +6,10 @@
 // LIGHTHOUSE_RUNS, LIGHTHOUSE_PEERS=off and COMPRESSION=off (the service's own variable) change what is measured;
 // LIGHTHOUSE_BASELINE (the services/web folder of another checkout, built, e.g. a `git worktree` of main) audits its
 // pages too, in turn with ours in every run, so a change is measured against what it replaces under the same load.
+// LIGHTHOUSE_JSON (a folder) keeps every run's whole report there, to read what the simulation made of the page.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,7 @@ import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
 const BASELINE = process.env.LIGHTHOUSE_BASELINE;
+const JSON_DIR = process.env.LIGHTHOUSE_JSON;
 /** The peer's page that matches one of ours. */
 const PEER_PAGES = { '/items': '/catalog' } as const;
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
@@ -62,13 +64,14 @@ async function startChromium(): Promise<{ port: number; child: ChildProcess; pro
 
 type Row = Record<string, number>;
 
-async function audit(url: string, port: number, attempt = 1): Promise<Row> {
+async function audit(url: string, port: number, saveAs: string, attempt = 1): Promise<Row> {
   const result = await lighthouse(url, { port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES] });
   if (!result) throw new Error(`lighthouse returned nothing for ${url}`);
   const { categories, audits, runtimeError } = result.lhr;
   // On a loaded machine the trace sometimes misses its start (NO_NAVSTART): Lighthouse says to run it again.
-  if (runtimeError && attempt < 3) return audit(url, port, attempt + 1);
+  if (runtimeError && attempt < 3) return audit(url, port, saveAs, attempt + 1);
   if (runtimeError) throw new Error(`lighthouse ${url}: ${runtimeError.code} ${runtimeError.message}`);
+  if (JSON_DIR) writeFileSync(join(JSON_DIR, `${saveAs.replace(/[^\w.-]+/g, '_')}.json`), String(result.report));
   const row: Row = {};
   for (const id of CATEGORIES) row[id] = Math.round((categories[id]?.score ?? Number.NaN) * 100);
   // What cost points outside Performance (where every point is one audit), so a run says what to fix.
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
   const peerDir = process.env.LIGHTHOUSE_PEERS === 'off' ? undefined : prepareSsrRrPeer();
   let peer: Peer | undefined;
   const chromium = await startChromium();
+  if (JSON_DIR) mkdirSync(JSON_DIR, { recursive: true });
   // Label → URL, ours (each page beside the baseline's) then the peer's, audited in turn in every run so all see the
   // same machine load.
   const targets = new Map(
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
     } else console.log('the ssr-rr peer is not run (LIGHTHOUSE_PEERS=off or /work/shared/peers/ssr-rr absent)');
     for (let run = 1; run <= RUNS; run++) {
       for (const [label, url] of targets) {
-        const row = await audit(url, chromium.port);
+        const row = await audit(url, chromium.port, `run${run} ${label}`);
         rows.set(label, [...(rows.get(label) ?? []), row]);
         console.log(
           `run ${run} ${label.padEnd(32)} ${Object.entries(row)

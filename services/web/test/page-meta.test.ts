@@ -1,18 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageMetaOf } from '../src/framework/page-meta.ts';
-import { testApp } from './helpers.ts';
+import { canonicalOrigin } from '../src/server/canonical-origin.ts';
+import { appForTest, testApp } from './helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
-  ({ app } = await testApp());
+  ({ app } = await testApp({ PUBLIC_ORIGIN: 'https://shop.test' }));
 });
 afterAll(() => app.close());
 
-const headOf = async (url: string) => {
-  const res = await app.inject({ url, headers: { host: 'shop.test' } });
+const headIn = async (server: FastifyInstance, url: string, headers: Record<string, string> = {}) => {
+  const res = await server.inject({ url, headers: { host: 'shop.test', ...headers } });
   return res.body.slice(0, res.body.indexOf('</head>'));
 };
+const headOf = (url: string) => headIn(app, url);
 const content = (head: string, attribute: string, name: string) =>
   new RegExp(`<meta ${attribute}="${name}" content="([^"]*)">`).exec(head)?.[1];
 
@@ -31,9 +33,9 @@ describe('head metadata of a document, from the route table', () => {
     const path = url.split('?')[0];
     expect(head).toMatch(/^<!DOCTYPE html><html lang="en">/);
     expect(head).toContain(`<title>${title}</title>`);
-    expect(head).toContain(`<link rel="canonical" href="http://shop.test${path}">`);
+    expect(head).toContain(`<link rel="canonical" href="https://shop.test${path}">`);
     expect(content(head, 'property', 'og:title')).toBe(title);
-    expect(content(head, 'property', 'og:url')).toBe(`http://shop.test${path}`);
+    expect(content(head, 'property', 'og:url')).toBe(`https://shop.test${path}`);
     expect(content(head, 'property', 'og:type')).toBe('website');
     expect(content(head, 'property', 'og:site_name')).toBe('Example Store');
     const found = content(head, 'name', 'description');
@@ -54,7 +56,49 @@ describe('head metadata of a document, from the route table', () => {
     const head = await headOf('/no/such/page');
     expect(head).toContain('<title>Page not found</title>');
     expect(head).not.toContain('name="description"');
-    expect(head).toContain('<link rel="canonical" href="http://shop.test/no/such/page">');
+    expect(head).toContain('<link rel="canonical" href="https://shop.test/no/such/page">');
+  });
+});
+
+describe('the canonical URL, whatever Host the request names', () => {
+  const forged = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
+
+  it('is PUBLIC_ORIGIN when it is set', async () => {
+    const { app: behindEdge } = await appForTest({ PUBLIC_ORIGIN: 'https://shop.test', TRUSTED_PROXY_HOPS: '1' });
+    const head = await headIn(behindEdge, '/catalog', forged);
+    expect(head).toContain('<link rel="canonical" href="https://shop.test/catalog">');
+    expect(content(head, 'property', 'og:url')).toBe('https://shop.test/catalog');
+    expect(head).not.toContain('evil.example');
+  });
+
+  it('is left out when no origin is configured and the Host is neither configured nor loopback', async () => {
+    const { app: unset } = await appForTest({ TRUSTED_PROXY_HOPS: '1' });
+    const head = await headIn(unset, '/catalog', forged);
+    expect(head).not.toContain('evil.example');
+    expect(head).not.toContain('rel="canonical"');
+    expect(head).not.toContain('og:url');
+    expect(content(head, 'property', 'og:title')).toBe('Catalog, page 1 · Example Store');
+  });
+
+  it("is the request's own origin when it is one of ALLOWED_ORIGINS or a loopback host", async () => {
+    const { app: unset } = await appForTest({ ALLOWED_ORIGINS: 'http://shop.test' });
+    expect(await headIn(unset, '/catalog')).toContain('<link rel="canonical" href="http://shop.test/catalog">');
+    expect(await headIn(unset, '/catalog', { host: 'localhost:3000' })).toContain(
+      '<link rel="canonical" href="http://localhost:3000/catalog">',
+    );
+  });
+
+  it.each([
+    ['http://localhost:3000', 'http://localhost:3000'],
+    ['http://app.localhost', 'http://app.localhost'],
+    ['http://127.0.0.1:8080', 'http://127.0.0.1:8080'],
+    ['http://[::1]:3000', 'http://[::1]:3000'],
+    ['http://localhost.evil.example', undefined],
+    ['http://127.evil.example', undefined],
+    ['http://10.0.0.1', undefined],
+    ['not a url', undefined],
+  ])('canonicalOrigin(%s) with nothing configured: %s', (origin, expected) => {
+    expect(canonicalOrigin(origin, { publicOrigin: undefined, allowedOrigins: [] })).toBe(expected);
   });
 });
 
@@ -80,5 +124,9 @@ describe('pageMetaOf', () => {
     ],
   ])('%s', (_name, matches, expected) => {
     expect(pageMetaOf(matches, options)).toEqual({ ...expected, canonical: 'https://shop.example/a/b' });
+  });
+
+  it('has no canonical URL without an origin', () => {
+    expect(pageMetaOf([at({})], { ...options, origin: undefined }).canonical).toBeUndefined();
   });
 });

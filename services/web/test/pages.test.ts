@@ -31,8 +31,11 @@ describe('documents and page data from one URL', () => {
     expect(res.body).toContain('<h1>Catalog</h1>');
     expect(res.body).toContain('<title>Catalog, page 1 · Example Store</title>');
     expect(res.body).toContain('window.__staticRouterHydrationData');
-    // The matched routes' code is preloaded.
-    expect(res.body).toContain('<link rel="modulepreload" href="/assets/catalog_list_view_tsx.js">');
+    // The matched routes' code is preloaded, like the entry at low priority: none of it is needed for the first paint.
+    expect(res.body).toContain(
+      '<link rel="modulepreload" href="/assets/catalog_list_view_tsx.js" fetchpriority="low">',
+    );
+    expect(res.body).toContain('src="/assets/entry.js" fetchpriority="low"></script>');
   });
 
   it('answers a page-data request with JSON for the requested routes only, never HTML', async () => {

@@ -22,7 +22,8 @@ function applyPageMeta(meta: PageMeta, title: string): void {
   setContent('meta[property="og:description"]', { property: 'og:description' }, meta.description);
   setContent('meta[property="og:title"]', { property: 'og:title' }, title);
   setContent('meta[property="og:url"]', { property: 'og:url' }, meta.canonical);
-  element('link[rel="canonical"]', 'link', { rel: 'canonical' }).setAttribute('href', meta.canonical);
+  if (meta.canonical)
+    element('link[rel="canonical"]', 'link', { rel: 'canonical' }).setAttribute('href', meta.canonical);
 }
 
 /**
@@ -40,7 +41,10 @@ export function NavigationEffects({ appName }: { appName: string }) {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per navigation, keyed by location.key
   useEffect(() => {
-    const meta = pageMetaOf(matches, { appName, origin: window.location.origin, pathname: location.pathname });
+    // The origin the server chose for the canonical URL (PUBLIC_ORIGIN, say), kept; none if it printed none.
+    const canonical = document.head.querySelector<HTMLLinkElement>('link[rel="canonical"]')?.href;
+    const origin = canonical ? new URL(canonical).origin : undefined;
+    const meta = pageMetaOf(matches, { appName, origin, pathname: location.pathname });
     // An error screen on the page names it (see error-screens.tsx).
     document.title = document.querySelector('#main [data-page-title]')?.getAttribute('data-page-title') ?? meta.title;
     if (first.current) {

@@ -7,8 +7,8 @@ export interface PageMeta {
   title: string;
   description: string | undefined;
   lang: string;
-  /** Absolute URL of the page without its query string. */
-  canonical: string;
+  /** Absolute URL of the page without its query string; undefined when the site's origin is not known. */
+  canonical: string | undefined;
 }
 
 interface MatchLike {
@@ -34,7 +34,7 @@ const DEFAULT_LANG = 'en';
 
 export function pageMetaOf(
   matches: readonly MatchLike[],
-  options: { appName: string; origin: string; pathname: string },
+  options: { appName: string; origin: string | undefined; pathname: string },
 ): PageMeta {
   const lang = matches
     .map((m) => (m.handle as RouteHandle | undefined)?.lang)
@@ -44,6 +44,6 @@ export function pageMetaOf(
     title: deepest(matches, (h) => h.title) ?? options.appName,
     description: deepest(matches, (h) => h.description),
     lang: lang ?? DEFAULT_LANG,
-    canonical: new URL(options.pathname, options.origin).href,
+    canonical: options.origin === undefined ? undefined : new URL(options.pathname, options.origin).href,
   };
 }

@@ -133,6 +133,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     assets: options.assets,
     clientConfig,
     allowedOrigins: config.allowedOrigins,
+    publicOrigin: config.publicOrigin,
     metrics,
     appName: APP_NAME,
     compression: config.compression,

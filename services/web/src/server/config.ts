@@ -18,6 +18,8 @@ export interface Config {
   sentry: SentryConfig;
   /** Extra origins allowed to POST actions (a proxy that rewrites Host, say), besides this host itself. */
   allowedOrigins: string[];
+  /** The site's public origin, for canonical and Open Graph URLs (see canonical-origin.ts); undefined: not set. */
+  publicOrigin: string | undefined;
   /** Routes that fail on purpose, for end-to-end tests. Never on in production. */
   diagnostics: boolean;
   /** /metrics, /healthz and /readyz on this port (the admin port; 0 = any free one); undefined = /metrics on the main port. */
@@ -72,6 +74,15 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
         : `must list origins such as https://example.com (got ${JSON.stringify(origin)})`,
     );
   }
+  const publicOrigin = reader.optionalString('PUBLIC_ORIGIN');
+  if (publicOrigin !== undefined) {
+    reader.check(
+      'PUBLIC_ORIGIN',
+      URL.parse(publicOrigin)?.origin === publicOrigin
+        ? undefined
+        : `must be an origin such as https://example.com (got ${JSON.stringify(publicOrigin)})`,
+    );
+  }
   const compressionText = reader.string('COMPRESSION', 'on');
   reader.check(
     'COMPRESSION',
@@ -87,6 +98,7 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     server,
     sentry,
     allowedOrigins,
+    publicOrigin,
     diagnostics: reader.boolean('DIAGNOSTICS', false),
     metricsPort,
     compression: compressionText !== 'off',

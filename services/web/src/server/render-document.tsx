@@ -28,8 +28,8 @@ export interface DocumentParts {
   /** Sentry's <meta name="sentry-trace"> and <meta name="baggage">, so the browser continues this trace. */
   traceMeta: string;
   appName: string;
-  /** This site's origin as the request named it, for the canonical URL. */
-  origin: string;
+  /** This site's origin for the canonical URL (canonical-origin.ts); undefined: the page has none. */
+  origin: string | undefined;
   /** The loader data's deferred parts: each one's value is streamed in a script when it settles. */
   deferred?: DeferredPart[];
 }
@@ -58,9 +58,12 @@ function head(parts: DocumentParts): string {
   const shown = errors.find((e) => isRouteErrorResponse(e) && e.status === 404) ?? errors[0];
   const title = errors.length === 0 ? meta.title : errorScreenTitle(shown);
   const description = errors.length === 0 ? meta.description : undefined;
+  // The app's modules at low priority: they run after parsing and hydrate after the first paint (start.tsx), so they
+  // never block it; at High, Lighthouse's simulation counts every one that arrived before the paint as render-blocking
+  // (docs/benchmarks.md, "Lighthouse").
   const preloads = assets
     .preloadFor(parts.viewModules)
-    .map((href) => `<link rel="modulepreload" href="${href}">`)
+    .map((href) => `<link rel="modulepreload" href="${href}" fetchpriority="low">`)
     .join('');
   const css =
     assets.inlineCss !== undefined
@@ -78,22 +81,27 @@ function head(parts: DocumentParts): string {
     // Before any module: errors until the Sentry SDK arrives (after hydration) are queued for it.
     (parts.clientConfig.sentry.dsn ? `<script nonce="${nonce}">${EARLY_ERRORS_SCRIPT}</script>` : '') +
     (assets.devHead?.(nonce) ?? '') +
-    `<script type="module" nonce="${nonce}" src="${assets.entry}"></script>${preloads}` +
+    `<script type="module" nonce="${nonce}" src="${assets.entry}" fetchpriority="low"></script>${preloads}` +
     '</head><body><div id="root">'
   );
 }
 
 /** Description, canonical URL and Open Graph basics (the same elements NavigationEffects updates in the browser). */
-function metaTags(title: string, description: string | undefined, canonical: string, siteName: string): string {
+function metaTags(
+  title: string,
+  description: string | undefined,
+  canonical: string | undefined,
+  siteName: string,
+): string {
   const property = (name: string, value: string) => `<meta property="${name}" content="${escapeHtml(value)}">`;
   return (
     (description ? `<meta name="description" content="${escapeHtml(description)}">` : '') +
-    `<link rel="canonical" href="${escapeHtml(canonical)}">` +
+    (canonical ? `<link rel="canonical" href="${escapeHtml(canonical)}">` : '') +
     property('og:type', 'website') +
     property('og:site_name', siteName) +
     property('og:title', title) +
     (description ? property('og:description', description) : '') +
-    property('og:url', canonical)
+    (canonical ? property('og:url', canonical) : '')
   );
 }
 

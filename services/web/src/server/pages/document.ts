@@ -3,6 +3,7 @@
 import * as Sentry from '@sentry/node';
 import type { StaticHandlerContext } from 'react-router';
 import { serverFailure } from '../../framework/page-data-protocol.ts';
+import { canonicalOrigin } from '../canonical-origin.ts';
 import { documentCacheControl } from '../document-cache.ts';
 import { reportServerFailure } from '../failures.ts';
 import { renderDocument } from '../render-document.tsx';
@@ -36,7 +37,10 @@ export async function sendDocumentResult(pages: Pages, req: PageRequest, reply: 
     clientConfig: options.clientConfig,
     traceMeta: Sentry.getTraceMetaTags(),
     appName: options.appName,
-    origin: `${req.protocol}://${req.host}`,
+    origin: canonicalOrigin(`${req.protocol}://${req.host}`, {
+      publicOrigin: options.publicOrigin,
+      allowedOrigins: options.allowedOrigins,
+    }),
   };
   const started = performance.now();
   const viewsOf = (ctx: StaticHandlerContext) =>

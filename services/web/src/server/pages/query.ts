@@ -26,6 +26,8 @@ export interface PagesOptions {
   assets: Assets;
   clientConfig: ClientConfig;
   allowedOrigins: readonly string[];
+  /** PUBLIC_ORIGIN, for canonical URLs (canonical-origin.ts). */
+  publicOrigin?: string | undefined;
   metrics: Metrics;
   appName: string;
   /** Compress documents and page data on the fly (see compression.ts). */
