@@ -1,11 +1,13 @@
 // Load shedding: past a threshold (requests in flight, event-loop delay, heap, RSS: config.ts sizes them from the
 // pod's limits) requests are answered at once with 503 and Retry-After instead of queueing until every one of them is
-// late. The check runs in the server's request listener, ahead of Fastify, so a refusal costs no hooks, routing or
-// log line: under overload most requests are refusals, and what they cost is what delays every answer, liveness
-// included (docs/decisions/008-load-shedding-and-liveness.md). /readyz fails meanwhile so the load balancer sends
-// traffic elsewhere; probes, /metrics and static assets are always let through.
+// late. Under overload most requests are refusals, and what they cost is what delays every answer, so a refusal is
+// decided as Node announces the request, ahead of Sentry's per-request wrapper and of Fastify, and answered with
+// prebuilt headers: no scope, span, hooks, routing or log line (docs/decisions/008-load-shedding-and-liveness.md).
+// /readyz fails meanwhile so the load balancer sends traffic elsewhere; probes, /metrics and static assets are always
+// let through.
 
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Readiness } from '@app/service-kit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -19,11 +21,25 @@ const exempt = (url = '/') => isProbeOrAsset(url.split('?', 1)[0] as string);
 const BUSY_LOOP = 0.9;
 // Shedding is logged as it starts and then once per interval with the count, never once per refused request.
 const LOG_EVERY_MS = 10_000;
+// Node publishes each request here before it emits it to the server, through the wrapper Sentry puts on the server's
+// emit. That wrapper passes straight through a request carrying the SDK's mark, the one that keeps a second copy of
+// the SDK from instrumenting a request twice: a refused request gets it, so no scope, trace or span is made for it.
+const REQUEST_START = 'http.server.request.start';
+const SENTRY_INSTRUMENTED = Symbol.for('sentry_http_server_instrumented');
+const REFUSED = Symbol('load-shedding.refused');
+
+interface Decided extends IncomingMessage {
+  [REFUSED]?: string;
+  [SENTRY_INSTRUMENTED]?: boolean;
+}
 
 export interface LoadShedder {
-  /** Wraps the server's request listener: a request over a threshold is answered here, the rest go to `next`. */
+  /** Wraps the server's request listener: a request refused (see `register`) is answered here, the rest go to `next`. */
   guard(next: RequestListener): RequestListener;
-  /** Samples load with under-pressure, makes readiness fail while shedding, logs through `app`. */
+  /**
+   * Decides each request on `app.server` as it arrives, samples load with under-pressure, makes readiness fail while
+   * shedding, logs through `app`.
+   */
   register(app: FastifyInstance, readiness: Readiness): Promise<void>;
 }
 
@@ -49,6 +65,19 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
   const release = () => {
     inFlight--;
   };
+  /** Counts `req` in flight, or marks it refused (and done with, for Sentry) with the threshold it crossed. */
+  const decide = (req: Decided, res: ServerResponse): void => {
+    if (exempt(req.url)) return;
+    const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
+    if (reason !== undefined) {
+      req[REFUSED] = reason;
+      req[SENTRY_INSTRUMENTED] = true;
+      return;
+    }
+    inFlight++;
+    res.once('close', release);
+  };
+
   let shedSinceLog = 0;
   let loggedAt = Number.NEGATIVE_INFINITY;
   const refuse = (res: ServerResponse, reason: string): void => {
@@ -72,18 +101,28 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
   };
 
   return {
-    guard: (next) => (req: IncomingMessage, res: ServerResponse) => {
-      if (exempt(req.url)) return next(req, res);
-      const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
-      if (reason !== undefined) return refuse(res, reason);
-      inFlight++;
-      res.once('close', release);
-      next(req, res);
+    guard: (next) => (req: Decided, res: ServerResponse) => {
+      const reason = req[REFUSED];
+      if (reason === undefined) return next(req, res);
+      refuse(res, reason);
     },
 
     async register(fastify, readiness) {
       app = fastify;
       log = fastify.log;
+      const server = fastify.server;
+      const onRequestStart = (message: unknown) => {
+        const {
+          request,
+          response,
+          server: target,
+        } = message as { request: Decided; response: ServerResponse; server: Server };
+        if (target === server) decide(request, response);
+      };
+      subscribe(REQUEST_START, onRequestStart);
+      fastify.addHook('onClose', async () => {
+        unsubscribe(REQUEST_START, onRequestStart);
+      });
       fastify.addHook('onReady', async () => {
         countsFrom = performance.now() + 2_000;
       });
