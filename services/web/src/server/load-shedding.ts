@@ -7,7 +7,7 @@
 // let through.
 
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Readiness } from '@app/service-kit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -28,8 +28,15 @@ const REQUEST_START = 'http.server.request.start';
 const SENTRY_INSTRUMENTED = Symbol.for('sentry_http_server_instrumented');
 const REFUSED = Symbol('load-shedding.refused');
 
+interface Refusal {
+  reason: string;
+  body: string;
+  headers: OutgoingHttpHeaders;
+  counter: { inc(): void };
+}
+
 interface Decided extends IncomingMessage {
-  [REFUSED]?: string;
+  [REFUSED]?: Refusal;
   [SENTRY_INSTRUMENTED]?: boolean;
 }
 
@@ -70,7 +77,7 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
     if (exempt(req.url)) return;
     const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
     if (reason !== undefined) {
-      req[REFUSED] = reason;
+      req[REFUSED] = refusalFor(reason);
       req[SENTRY_INSTRUMENTED] = true;
       return;
     }
@@ -78,33 +85,46 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
     res.once('close', release);
   };
 
-  let shedSinceLog = 0;
-  let loggedAt = Number.NEGATIVE_INFINITY;
-  const refuse = (res: ServerResponse, reason: string): void => {
-    metrics.shedRequests.inc({ reason });
-    shedSinceLog++;
-    const now = performance.now();
-    if (now - loggedAt >= LOG_EVERY_MS) {
-      log?.warn({ reason, shed: shedSinceLog, inFlight, maxInFlight: limits.maxInFlight }, 'shedding load');
-      shedSinceLog = 0;
-      loggedAt = now;
-    }
+  /** The answer to a request refused for `reason`, built once per reason: a refusal allocates nothing of its own. */
+  const refusals = new Map<string, Refusal>();
+  const refusalFor = (reason: string): Refusal => {
+    const built = refusals.get(reason);
+    if (built) return built;
     const body = `The service is overloaded (${reason}); retry in ${limits.retryAfterSeconds} s.\n`;
-    res.writeHead(503, {
+    const headers = {
       'retry-after': String(limits.retryAfterSeconds),
       'cache-control': 'no-store',
       'content-type': 'text/plain; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'x-content-type-options': 'nosniff',
-    });
-    res.end(body);
+    };
+    const refusal = { reason, body, headers, counter: metrics.shedRequests.labels(reason) };
+    refusals.set(reason, refusal);
+    return refusal;
+  };
+
+  let shedSinceLog = 0;
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  const refuse = (res: ServerResponse, refusal: Refusal): void => {
+    refusal.counter.inc();
+    shedSinceLog++;
+    const now = performance.now();
+    if (now - loggedAt >= LOG_EVERY_MS) {
+      const { reason } = refusal;
+      log?.warn({ reason, shed: shedSinceLog, inFlight, maxInFlight: limits.maxInFlight }, 'shedding load');
+      shedSinceLog = 0;
+      loggedAt = now;
+    }
+    // A string body goes out with the head in one write.
+    res.writeHead(503, refusal.headers);
+    res.end(refusal.body);
   };
 
   return {
     guard: (next) => (req: Decided, res: ServerResponse) => {
-      const reason = req[REFUSED];
-      if (reason === undefined) return next(req, res);
-      refuse(res, reason);
+      const refusal = req[REFUSED];
+      if (refusal === undefined) return next(req, res);
+      refuse(res, refusal);
     },
 
     async register(fastify, readiness) {
