@@ -68,23 +68,6 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
     return lagging && eventLoopUtilized > BUSY_LOOP ? 'eventLoopDelay' : undefined;
   };
 
-  let inFlight = 0;
-  const release = () => {
-    inFlight--;
-  };
-  /** Counts `req` in flight, or marks it refused (and done with, for Sentry) with the threshold it crossed. */
-  const decide = (req: Decided, res: ServerResponse): void => {
-    if (exempt(req.url)) return;
-    const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
-    if (reason !== undefined) {
-      req[REFUSED] = refusalFor(reason);
-      req[SENTRY_INSTRUMENTED] = true;
-      return;
-    }
-    inFlight++;
-    res.once('close', release);
-  };
-
   /** The answer to a request refused for `reason`, built once per reason: a refusal allocates nothing of its own. */
   const refusals = new Map<string, Refusal>();
   const refusalFor = (reason: string): Refusal => {
@@ -101,6 +84,23 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
     const refusal = { reason, body, headers, counter: metrics.shedRequests.labels(reason) };
     refusals.set(reason, refusal);
     return refusal;
+  };
+
+  let inFlight = 0;
+  const release = () => {
+    inFlight--;
+  };
+  /** Counts `req` in flight, or marks it refused (and done with, for Sentry) with the threshold it crossed. */
+  const decide = (req: Decided, res: ServerResponse): void => {
+    if (exempt(req.url)) return;
+    const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
+    if (reason !== undefined) {
+      req[REFUSED] = refusalFor(reason);
+      req[SENTRY_INSTRUMENTED] = true;
+      return;
+    }
+    inFlight++;
+    res.once('close', release);
   };
 
   let shedSinceLog = 0;
