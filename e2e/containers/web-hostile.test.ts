@@ -11,6 +11,7 @@ import { Network, type StartedNetwork } from 'testcontainers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildImage, type CaptureContainer, docker, startCapture } from '../support/containers.ts';
 import { measureCpuPressure } from '../support/cpu-pressure.ts';
+import { percentile } from '../support/liveness-prober.ts';
 import { type PodContainer, readPod, startPodContainer } from '../support/pod.ts';
 import {
   expectSurvived,
@@ -179,9 +180,12 @@ describe(`web container under hostile traffic (${pod.memoryBytes / MiB} MiB, ${p
     const shed = f.result.filter((a) => a.status === 503);
     expect.soft(shed.length, 'requests shed').toBeGreaterThan(0);
     expect.soft(shed.filter((a) => a.retryAfter === undefined).length, '503s without Retry-After').toBe(0);
-    // Refusal times are printed, not bounded: on a crowded machine the container's main thread waits for a CPU most of
-    // the phase (mainThread.waitS above) and every answer waits with it; what a refusal costs the server is measured
-    // in docs/benchmarks.md. No collapse: every request is answered (no timeout at 20 s, no reset), 200 or 503.
+    // Fast refusals, generous bounds: 503 p50 ≤ 150 ms and p95 ≤ 1 s where the pages' p50 is ≈ 0.7 s (10 runs: 46–93 /
+    // 119–516 ms; main before, whose refusals went through Sentry's wrapper: up to 250 ms / 1.4 s; docs/benchmarks.md).
+    // No collapse either: every request is answered (no timeout at 20 s, no reset), 200 or 503.
+    const shedMs = shed.map((a) => a.ms);
+    expect.soft(percentile(shedMs, 0.5), '503 p50 (ms)').toBeLessThanOrEqual(150);
+    expect.soft(percentile(shedMs, 0.95), '503 p95 (ms)').toBeLessThanOrEqual(1_000);
     const other = f.result.filter((a) => a.status !== 200 && a.status !== 503);
     expect.soft(summary(other), 'answers other than 200 or 503').toEqual({});
     expect.soft(recoveredAfterMs, 'ready again within 15 s').toBeDefined();

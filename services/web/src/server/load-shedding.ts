@@ -1,11 +1,13 @@
 // Load shedding: past a threshold (requests in flight, event-loop delay, heap, RSS: config.ts sizes them from the
 // pod's limits) requests are answered at once with 503 and Retry-After instead of queueing until every one of them is
-// late. The check runs in the server's request listener, ahead of Fastify, so a refusal costs no hooks, routing or
-// log line: under overload most requests are refusals, and what they cost is what delays every answer, liveness
-// included (docs/decisions/008-load-shedding-and-liveness.md). /readyz fails meanwhile so the load balancer sends
-// traffic elsewhere; probes, /metrics and static assets are always let through.
+// late. Under overload most requests are refusals, and what they cost is what delays every answer, so a refusal is
+// decided as Node announces the request, ahead of Sentry's per-request wrapper and of Fastify, and answered with
+// prebuilt headers: no scope, span, hooks, routing or log line (docs/decisions/008-load-shedding-and-liveness.md).
+// /readyz fails meanwhile so the load balancer sends traffic elsewhere; probes, /metrics and static assets are always
+// let through.
 
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Readiness } from '@app/service-kit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -19,11 +21,32 @@ const exempt = (url = '/') => isProbeOrAsset(url.split('?', 1)[0] as string);
 const BUSY_LOOP = 0.9;
 // Shedding is logged as it starts and then once per interval with the count, never once per refused request.
 const LOG_EVERY_MS = 10_000;
+// Node publishes each request here before it emits it to the server, through the wrapper Sentry puts on the server's
+// emit. That wrapper passes straight through a request carrying the SDK's mark, the one that keeps a second copy of
+// the SDK from instrumenting a request twice: a refused request gets it, so no scope, trace or span is made for it.
+const REQUEST_START = 'http.server.request.start';
+const SENTRY_INSTRUMENTED = Symbol.for('sentry_http_server_instrumented');
+const REFUSED = Symbol('load-shedding.refused');
+
+interface Refusal {
+  reason: string;
+  body: string;
+  headers: OutgoingHttpHeaders;
+  counter: { inc(): void };
+}
+
+interface Decided extends IncomingMessage {
+  [REFUSED]?: Refusal;
+  [SENTRY_INSTRUMENTED]?: boolean;
+}
 
 export interface LoadShedder {
-  /** Wraps the server's request listener: a request over a threshold is answered here, the rest go to `next`. */
+  /** Wraps the server's request listener: a request refused (see `register`) is answered here, the rest go to `next`. */
   guard(next: RequestListener): RequestListener;
-  /** Samples load with under-pressure, makes readiness fail while shedding, logs through `app`. */
+  /**
+   * Decides each request on `app.server` as it arrives, samples load with under-pressure, makes readiness fail while
+   * shedding, logs through `app`.
+   */
   register(app: FastifyInstance, readiness: Readiness): Promise<void>;
 }
 
@@ -45,45 +68,81 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
     return lagging && eventLoopUtilized > BUSY_LOOP ? 'eventLoopDelay' : undefined;
   };
 
-  let inFlight = 0;
-  const release = () => {
-    inFlight--;
-  };
-  let shedSinceLog = 0;
-  let loggedAt = Number.NEGATIVE_INFINITY;
-  const refuse = (res: ServerResponse, reason: string): void => {
-    metrics.shedRequests.inc({ reason });
-    shedSinceLog++;
-    const now = performance.now();
-    if (now - loggedAt >= LOG_EVERY_MS) {
-      log?.warn({ reason, shed: shedSinceLog, inFlight, maxInFlight: limits.maxInFlight }, 'shedding load');
-      shedSinceLog = 0;
-      loggedAt = now;
-    }
+  /** The answer to a request refused for `reason`, built once per reason: a refusal allocates nothing of its own. */
+  const refusals = new Map<string, Refusal>();
+  const refusalFor = (reason: string): Refusal => {
+    const built = refusals.get(reason);
+    if (built) return built;
     const body = `The service is overloaded (${reason}); retry in ${limits.retryAfterSeconds} s.\n`;
-    res.writeHead(503, {
+    const headers = {
       'retry-after': String(limits.retryAfterSeconds),
       'cache-control': 'no-store',
       'content-type': 'text/plain; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'x-content-type-options': 'nosniff',
-    });
-    res.end(body);
+    };
+    const refusal = { reason, body, headers, counter: metrics.shedRequests.labels(reason) };
+    refusals.set(reason, refusal);
+    return refusal;
+  };
+
+  let inFlight = 0;
+  const release = () => {
+    inFlight--;
+  };
+  /** Counts `req` in flight, or marks it refused (and done with, for Sentry) with the threshold it crossed. */
+  const decide = (req: Decided, res: ServerResponse): void => {
+    if (exempt(req.url)) return;
+    const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
+    if (reason !== undefined) {
+      req[REFUSED] = refusalFor(reason);
+      req[SENTRY_INSTRUMENTED] = true;
+      return;
+    }
+    inFlight++;
+    res.once('close', release);
+  };
+
+  let shedSinceLog = 0;
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  const refuse = (res: ServerResponse, refusal: Refusal): void => {
+    refusal.counter.inc();
+    shedSinceLog++;
+    const now = performance.now();
+    if (now - loggedAt >= LOG_EVERY_MS) {
+      const { reason } = refusal;
+      log?.warn({ reason, shed: shedSinceLog, inFlight, maxInFlight: limits.maxInFlight }, 'shedding load');
+      shedSinceLog = 0;
+      loggedAt = now;
+    }
+    // A string body goes out with the head in one write.
+    res.writeHead(503, refusal.headers);
+    res.end(refusal.body);
   };
 
   return {
-    guard: (next) => (req: IncomingMessage, res: ServerResponse) => {
-      if (exempt(req.url)) return next(req, res);
-      const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
-      if (reason !== undefined) return refuse(res, reason);
-      inFlight++;
-      res.once('close', release);
-      next(req, res);
+    guard: (next) => (req: Decided, res: ServerResponse) => {
+      const refusal = req[REFUSED];
+      if (refusal === undefined) return next(req, res);
+      refuse(res, refusal);
     },
 
     async register(fastify, readiness) {
       app = fastify;
       log = fastify.log;
+      const server = fastify.server;
+      const onRequestStart = (message: unknown) => {
+        const {
+          request,
+          response,
+          server: target,
+        } = message as { request: Decided; response: ServerResponse; server: Server };
+        if (target === server) decide(request, response);
+      };
+      subscribe(REQUEST_START, onRequestStart);
+      fastify.addHook('onClose', async () => {
+        unsubscribe(REQUEST_START, onRequestStart);
+      });
       fastify.addHook('onReady', async () => {
         countsFrom = performance.now() + 2_000;
       });
