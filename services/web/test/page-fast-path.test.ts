@@ -14,7 +14,14 @@ let base: string;
 let throughFastify: string[] = [];
 
 beforeAll(async () => {
-  const env = { LOG_LEVEL: 'silent', DIAGNOSTICS: '1', SHED_EVENT_LOOP_DELAY_MS: '0', TRUSTED_PROXY_HOPS: '1' };
+  const env = {
+    LOG_LEVEL: 'silent',
+    DIAGNOSTICS: '1',
+    SHED_EVENT_LOOP_DELAY_MS: '0',
+    TRUSTED_PROXY_HOPS: '1',
+    // The forwarded origin below is the site's own, so it may name the canonical URL (canonical-origin.ts).
+    ALLOWED_ORIGINS: 'https://shop.test',
+  };
   web = await buildApp(loadConfig(env), { assets: fakeAssets });
   web.app.addHook('onRequest', async (req) => {
     throughFastify.push(req.url);
