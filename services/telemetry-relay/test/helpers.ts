@@ -175,16 +175,23 @@ const canReadSchedstat = existsSync(SCHEDSTAT);
 const waitedForCpuMs = () => (canReadSchedstat ? Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[1]) / 1e6 : 0);
 const SAMPLE_MS = 1;
 
+/** The time and the wait so far, read with no wait between them (read again when the thread lost its CPU meanwhile). */
+function clock(): { at: number; waited: number } {
+  for (;;) {
+    const waited = waitedForCpuMs();
+    const at = performance.now();
+    if (waitedForCpuMs() === waited) return { at, waited };
+  }
+}
+
 /** Runs `work` while watching this thread's event loop; returns its result and the longest block seen, in ms. */
 export async function watchEventLoop<T>(work: () => Promise<T>): Promise<{ result: T; maxBlockMs: number }> {
   let maxBlockMs = 0;
-  let last = performance.now();
-  let lastWaited = waitedForCpuMs();
+  let last = clock();
   const sampler = setInterval(() => {
-    const now = performance.now();
-    const waited = waitedForCpuMs();
-    maxBlockMs = Math.max(maxBlockMs, now - last - SAMPLE_MS - (waited - lastWaited));
-    [last, lastWaited] = [now, waited];
+    const now = clock();
+    maxBlockMs = Math.max(maxBlockMs, now.at - last.at - SAMPLE_MS - (now.waited - last.waited));
+    last = now;
   }, SAMPLE_MS);
   try {
     const result = await work();
@@ -196,9 +203,10 @@ export async function watchEventLoop<T>(work: () => Promise<T>): Promise<{ resul
 
 /** How long `work` holds this thread, timed as `watchEventLoop` times a block: the baseline a block is judged by. */
 export function timeBlock(work: () => void): number {
-  const [start, waited] = [performance.now(), waitedForCpuMs()];
+  const start = clock();
   work();
-  return performance.now() - start - (waitedForCpuMs() - waited);
+  const end = clock();
+  return end.at - start.at - (end.waited - start.waited);
 }
 
 /** Up to `maxRows` due rows, leased without screening (what replay would lease with memory to spare). */
