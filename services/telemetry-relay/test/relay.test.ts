@@ -329,7 +329,7 @@ describe('large envelopes (bodies in their own files)', () => {
     const attachments = Array.from({ length: 100 }, (_, i) =>
       attachmentItem(Buffer.alloc(104_857, i), `shot-${i}.png`),
     );
-    const ids = [EVENT_ID, EVENT_ID.replace(/^9/, 'a')];
+    const ids = [EVENT_ID, EVENT_ID.replace(/^9/, 'a'), EVENT_ID.replace(/^9/, 'b')];
     const bodies = ids.map((event_id) => envelope({ event_id, dsn: dsn2 }, [eventItem(), ...attachments]));
     const bodyDir = join(relay.config.spool.dir, 'bodies');
     // They stay in the spool after their first attempt; dropped unread, so the in-process capture server does not
@@ -337,8 +337,8 @@ describe('large envelopes (bodies in their own files)', () => {
     capture.setBehaviour({ kind: 'drop' });
     const accepted = [];
     for (const body of bodies) accepted.push(await watchEventLoop(() => postWhole(relay.tunnel, body)));
-    expect(accepted.map((a) => a.result)).toEqual([200, 200]);
-    expect(readdirSync(bodyDir)).toHaveLength(2); // on disk, each in its own file, before the 200
+    expect(accepted.map((a) => a.result)).toEqual([200, 200, 200]);
+    expect(readdirSync(bodyDir)).toHaveLength(3); // on disk, each in its own file, before the 200
     await eventually(() => capture.requestCount() > 0, 5000, 'the first attempt');
 
     capture.setBehaviour({ kind: 'accept' });
@@ -346,7 +346,7 @@ describe('large envelopes (bodies in their own files)', () => {
       Promise.all(ids.map((id) => capture.waitFor((e) => e.header.event_id === id, 10_000))),
     );
     expect(replayed.result.map((e) => e.body.equals(bodies[ids.indexOf(String(e.header.event_id))] as Buffer))).toEqual(
-      [true, true],
+      [true, true, true],
     );
     await eventually(() => readdirSync(bodyDir).length === 0, 5000, 'the body files to be deleted');
 
@@ -363,9 +363,9 @@ describe('large envelopes (bodies in their own files)', () => {
     inline.close();
     const [best, row] = [Math.min(...accepted.map((a) => a.maxBlockMs)), Math.min(...rowBlocks)];
     console.log(
-      `10 MiB durable envelopes: longest event-loop block ${accepted.map((a) => a.maxBlockMs.toFixed(1)).join(' and ')} ms while accepting and spooling, ${replayed.maxBlockMs.toFixed(1)} ms while replaying (capture server in this process); one synchronous row insert of the body ${row.toFixed(1)} ms`,
+      `10 MiB durable envelopes: longest event-loop block ${accepted.map((a) => a.maxBlockMs.toFixed(1)).join(', ')} ms while accepting and spooling, ${replayed.maxBlockMs.toFixed(1)} ms while replaying (capture server in this process); one synchronous row insert of the body ${row.toFixed(1)} ms`,
     );
-    // The figure against issue 3's 20 ms is the bench's; here, the better of two acceptances against that baseline.
+    // The figure against issue 3's 20 ms is the bench's; here, the best of three acceptances against that baseline.
     expect(best).toBeLessThan(row);
   });
 
