@@ -108,8 +108,8 @@ describe('authorized before work', () => {
       for (const _ of [0, 1])
         answers.push(await watchEventLoop(() => postWhole(relay.tunnel, bomb, { 'content-encoding': 'br' })));
       expect(answers.map((a) => a.result)).toEqual([status, status]);
-      // The better of two answers, against the baseline timed in this process (other processes' load left out).
-      expect(Math.min(...answers.map((a) => a.maxBlockMs))).toBeLessThan(inflateBlock / 2);
+      // The better of two answers against inflating the bomb whole, timed the same way in this process.
+      expect(Math.min(...answers.map((a) => a.maxBlockMs))).toBeLessThan(inflateBlock);
       expect(capture.envelopes.length).toBe(0);
     },
   );
