@@ -116,9 +116,18 @@ describe('telemetry-relay container', () => {
       '-e',
       `const fs = require('node:fs');
        const tryWrite = (p) => { try { fs.writeFileSync(p, 'x'); fs.rmSync(p); return 'ok'; } catch (e) { return e.code; } };
-       console.log(JSON.stringify({ uid: process.getuid(), root: tryWrite('/app/probe'), spool: tryWrite('${SPOOL}/probe'), tmp: tryWrite('/tmp/probe') }));`,
+       console.log(JSON.stringify({ uid: process.getuid(), root: tryWrite('/app/probe'), spool: tryWrite('${SPOOL}/probe'), tmp: tryWrite('/tmp/probe'),
+         workspaces: fs.readdirSync('/app/node_modules/@app'), packages: fs.readdirSync('/app/packages') }));`,
     ]);
-    expect(JSON.parse(probe.output.trim())).toEqual({ uid: 1000, root: 'EROFS', spool: 'ok', tmp: 'ok' });
+    // Only the workspaces the relay runs: no link to test-kit (or any other) left over from npm ci.
+    expect(JSON.parse(probe.output.trim())).toEqual({
+      uid: 1000,
+      root: 'EROFS',
+      spool: 'ok',
+      tmp: 'ok',
+      workspaces: ['service-kit', 'telemetry-relay', 'telemetry-rules'],
+      packages: ['service-kit', 'telemetry-rules'],
+    });
 
     const ids = await postMany(tunnelUrl(relay), 3);
     await expectAllArrive(ids, 15_000);

@@ -166,11 +166,16 @@ describe('web and relay containers with Chromium', () => {
       `const fs = require('node:fs');
        const files = fs.readdirSync('/app', { recursive: true }).map(String);
        console.log(JSON.stringify({ maps: files.filter((f) => /\\.map(\\.br|\\.gz)?$/.test(f)),
-         chunks: fs.readdirSync('/app/services/web/dist/client/assets').filter((f) => f.endsWith('.js')) }));`,
+         chunks: fs.readdirSync('/app/services/web/dist/client/assets').filter((f) => f.endsWith('.js')),
+         workspaces: fs.readdirSync('/app/node_modules/@app') }));`,
     ]);
     expect(listing.exitCode, listing.output).toBe(0);
-    const { maps, chunks } = JSON.parse(listing.output) as { maps: string[]; chunks: string[] };
+    const { maps, chunks, workspaces } = JSON.parse(listing.output) as Record<
+      'maps' | 'chunks' | 'workspaces',
+      string[]
+    >;
     expect(maps).toEqual([]);
+    expect(workspaces).toEqual(['service-kit', 'telemetry-rules', 'web']); // no link to test-kit left from npm ci
     expect(chunks.length).toBeGreaterThan(3);
     const debugIds = new Map<string, string>();
     for (const chunk of chunks) {

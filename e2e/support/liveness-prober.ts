@@ -2,7 +2,7 @@
 // a short timeout, success on 2xx/3xx. It runs in a worker thread so that what the test's own thread does (building
 // bodies, uploading, parsing answers) never shows up as probe latency. This file is also the worker's entry: Node
 // loads it directly (type stripping), so it imports nothing but built-ins.
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 export interface ProberOptions {
@@ -22,6 +22,8 @@ export interface ProbeReport {
   p95Ms: number;
   /** Failed probes count with the time they took (the timeout, for one that never answered). */
   maxMs: number;
+  /** p95 of the same probes sent at the same times to an idle server in the prober's thread: the machine's share. */
+  controlP95Ms: number;
 }
 
 export interface Prober {
@@ -72,28 +74,43 @@ function probeOnce(url: string, timeoutMs: number): Promise<string | undefined> 
   });
 }
 
+/** The probe's time and, if it failed, why. */
+async function timedProbe(url: string, timeoutMs: number): Promise<{ ms: number; failure: string | undefined }> {
+  const started = performance.now();
+  const failure = await probeOnce(url, timeoutMs);
+  return { ms: performance.now() - started, failure };
+}
+
 async function runProbes(options: ProberOptions): Promise<void> {
   let stopping = false;
   parentPort?.on('message', () => {
     stopping = true;
   });
+  const control = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+  const controlUrl = `http://127.0.0.1:${(control.address() as { port: number }).port}/`;
   const latencies: number[] = [];
+  const controlLatencies: number[] = [];
   const failures: string[] = [];
   while (!stopping) {
-    const started = performance.now();
-    const failure = await probeOnce(options.url, options.timeoutMs);
-    const ms = performance.now() - started;
-    latencies.push(ms);
-    if (failure) failures.push(failure);
-    const wait = options.intervalMs - ms;
+    const [probe, controlProbe] = await Promise.all([
+      timedProbe(options.url, options.timeoutMs),
+      timedProbe(controlUrl, options.timeoutMs),
+    ]);
+    latencies.push(probe.ms);
+    controlLatencies.push(controlProbe.ms);
+    if (probe.failure) failures.push(probe.failure);
+    const wait = options.intervalMs - probe.ms;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
+  control.close();
   const report: ProbeReport = {
     count: latencies.length,
     failures,
     p50Ms: percentile(latencies, 0.5),
     p95Ms: percentile(latencies, 0.95),
     maxMs: Math.max(0, ...latencies),
+    controlP95Ms: percentile(controlLatencies, 0.95),
   };
   parentPort?.postMessage(report);
 }

@@ -121,7 +121,7 @@ export function report(arena: Arena, name: string, f: Survival, extra: string): 
   const { probes, memory, state } = f;
   const died = !state.running || state.restartCount > 0;
   process.stdout.write(
-    `hostile: ${name}: liveness p95 ${probes.p95Ms.toFixed(0)} ms, max ${probes.maxMs.toFixed(0)} ms, ` +
+    `hostile: ${name}: liveness p95 ${probes.p95Ms.toFixed(0)} ms (control ${probes.controlP95Ms.toFixed(0)} ms), max ${probes.maxMs.toFixed(0)} ms, ` +
       `${probes.failures.length}/${probes.count} failed; peak RSS ${mib(memory.peakRssBytes)} MiB, working set ` +
       `${mib(memory.peakWorkingSetBytes)} MiB of ${mib(arena.memoryLimitBytes)} (${memory.source})` +
       `${died ? `, died${state.oomKilled ? ' (OOM-killed)' : ''}` : ''}` +
@@ -141,7 +141,10 @@ export const cutNote = (slow: SlowClientReport | undefined) =>
 /** The checks every attack class shares; soft, so one run shows every way the relay fell short. */
 export function expectSurvived(bounds: Bounds, f: Survival): void {
   expect.soft(f.probes.failures.slice(0, 5), 'liveness probes that failed (first 5)').toEqual([]);
-  expect.soft(f.probes.p95Ms, 'liveness p95 (ms)').toBeLessThanOrEqual(bounds.livenessP95Ms);
+  // Beyond what the same probes to an idle server took meanwhile: the machine's other load is not the service's.
+  expect
+    .soft(f.probes.p95Ms - f.probes.controlP95Ms, 'liveness p95 beyond the idle control server (ms)')
+    .toBeLessThanOrEqual(bounds.livenessP95Ms);
   expect.soft(f.probes.maxMs, 'slowest liveness probe (ms)').toBeLessThanOrEqual(bounds.probe.timeoutMs);
   // Not restarted by its restart policy (RestartCount counts only those; OOMKilled outlives a restart).
   expect.soft(f.state, 'container state').toMatchObject({ running: true, restartCount: 0 });

@@ -85,7 +85,7 @@ export async function webUnderAttack<T>(
   };
   const { probes, memory: m, state } = survival;
   process.stdout.write(
-    `hostile: web ${options.name}: liveness p95 ${probes.p95Ms.toFixed(0)} ms, max ${probes.maxMs.toFixed(0)} ms, ` +
+    `hostile: web ${options.name}: liveness p95 ${probes.p95Ms.toFixed(0)} ms (control ${probes.controlP95Ms.toFixed(0)} ms), max ${probes.maxMs.toFixed(0)} ms, ` +
       `${probes.failures.length}/${probes.count} failed; peak RSS ${(m.peakRssBytes / MiB).toFixed(0)} MiB of ` +
       `${(options.memoryLimitBytes / MiB).toFixed(0)}${state.oomKilled ? ', OOM-killed' : ''}` +
       `${state.restartCount > 0 ? `, restarted ${state.restartCount} times` : ''}; ${note(result)}; ` +
@@ -100,7 +100,10 @@ export async function webUnderAttack<T>(
  */
 export function expectSurvived(bounds: WebBounds, f: WebSurvival): void {
   expect.soft(f.probes.failures.slice(0, 5), 'liveness probes that failed (first 5)').toEqual([]);
-  expect.soft(f.probes.p95Ms, 'liveness p95 (ms)').toBeLessThanOrEqual(bounds.livenessP95Ms);
+  // Beyond what the same probes to an idle server took meanwhile: the machine's other load is not the service's.
+  expect
+    .soft(f.probes.p95Ms - f.probes.controlP95Ms, 'liveness p95 beyond the idle control server (ms)')
+    .toBeLessThanOrEqual(bounds.livenessP95Ms);
   expect.soft(f.state, 'container state').toMatchObject({ running: true, restartCount: 0, oomKilled: false });
   expect.soft(f.memory.peakRssBytes, 'peak anonymous memory (bytes)').toBeLessThan(bounds.memoryCeilingBytes);
 }

@@ -47,6 +47,25 @@ async function open(path: string): Promise<void> {
   await markDocument(page);
 }
 const sameDocument = () => isSameDocument(page);
+
+/** In the page: clicks the link to `path` and resolves with the ms until `main` shows the page's title. */
+async function navigateTimed([path, title]: [string, string]): Promise<number> {
+  const main = document.getElementById('main') as HTMLElement;
+  const link = document.querySelector<HTMLAnchorElement>(`a[href="${path}"]`) as HTMLAnchorElement;
+  const started = performance.now();
+  const shown = new Promise<void>((resolve) => {
+    const observer = new MutationObserver(() => {
+      if (main.querySelector('h1')?.textContent === title) {
+        observer.disconnect();
+        resolve();
+      }
+    });
+    observer.observe(main, { subtree: true, childList: true, characterData: true });
+  });
+  link.click();
+  await shown;
+  return performance.now() - started;
+}
 afterEach(async () => {
   await page?.close();
 });
@@ -255,31 +274,32 @@ describe('prefetch', () => {
 
   it('prefetches on hover and then navigates with no request, fast', async () => {
     await open('/catalog');
-    const prefetched = page.waitForResponse((r) => r.url().endsWith('/catalog/ember-lamp'));
-    await page.hover('a[href="/catalog/ember-lamp"]');
-    await prefetched;
+    const targets: Array<[string, string]> = [
+      ['/catalog/ember-lamp', 'Ember Lamp'],
+      ['/catalog/amber-lamp', 'Amber Lamp'],
+      ['/catalog/brisk-lamp', 'Brisk Lamp'],
+    ];
+    for (const [path] of targets) {
+      const prefetched = page.waitForResponse((r) => new URL(r.url()).pathname === path);
+      await page.hover(`a[href="${path}"]`);
+      await prefetched;
+    }
     await page.waitForLoadState('networkidle');
-    expect(dataRequestsTo('/catalog/ember-lamp')).toBe(1);
-    const elapsed = await page.evaluate(async () => {
-      const main = document.getElementById('main') as HTMLElement;
-      const link = document.querySelector<HTMLAnchorElement>('a[href="/catalog/ember-lamp"]') as HTMLAnchorElement;
-      const started = performance.now();
-      const shown = new Promise<void>((resolve) => {
-        const observer = new MutationObserver(() => {
-          if (main.querySelector('h1')?.textContent === 'Ember Lamp') {
-            observer.disconnect();
-            resolve();
-          }
-        });
-        observer.observe(main, { subtree: true, childList: true, characterData: true });
-      });
-      link.click();
-      await shown;
-      return performance.now() - started;
-    });
-    expect(dataRequestsTo('/catalog/ember-lamp')).toBe(1);
-    console.log(`navigation to a prefetched page: ${elapsed.toFixed(1)} ms, 0 requests`);
-    expect(elapsed).toBeLessThan(50);
+    const requests = () => targets.map(([path]) => dataRequestsTo(path));
+    expect(requests()).toEqual([1, 1, 1]);
+    const elapsed: number[] = [];
+    for (const target of targets) {
+      elapsed.push(await page.evaluate(navigateTimed, target));
+      await page.evaluate(() => history.back());
+      await expect.poll(() => page.textContent('main h1')).toBe('Catalog');
+    }
+    expect(requests()).toEqual([1, 1, 1]);
+    expect(await sameDocument()).toBe(true);
+    const [, median] = [...elapsed].sort((a, b) => a - b);
+    console.log(`navigation to a prefetched page: ${elapsed.map((ms) => ms.toFixed(1)).join(', ')} ms, 0 requests`);
+    // Issue 12's bound, timed in the page around the navigation alone; the median of three, as one navigation can
+    // lose the CPU to the machine's other load.
+    expect(median).toBeLessThan(50);
   });
 
   it('prefetches a link marked data-prefetch="viewport" once it scrolls into view', async () => {

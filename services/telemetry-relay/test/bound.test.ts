@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RelayError } from '../src/errors.ts';
 import { createClientShares, createMemoryBudget, type Hold } from '../src/memory/budget.ts';
 import { AHEAD_LIMIT } from '../src/pipeline/body-sink.ts';
@@ -16,7 +16,8 @@ const limits: BodyLimits = {
   maxDecompressionRatio: 100,
   maxHeaderBytes: 64 * 1024,
 };
-const big: BodyLimits = { ...limits, maxBodyBytes: 1e8, maxEnvelopeBytes: 1e8 };
+// Large bodies with the body timeout out of the way: on a loaded machine reading tens of MiB can take over 1 s.
+const big: BodyLimits = { ...limits, maxBodyBytes: 1e8, maxEnvelopeBytes: 1e8, timeoutMs: 60_000 };
 const body = Buffer.from('{"dsn":"x"}\n{"type":"event"}\n{"message":"hello"}');
 const freeHold = () => createClientShares(createMemoryBudget(1024 * MiB), 1024 * MiB).hold('client');
 const read = (input: Readable, headers: Record<string, string>, bodyLimits = limits, hold = freeHold()) =>
@@ -96,7 +97,7 @@ describe('readBody: encodings and limits', () => {
   it('does not buffer a 200 MiB gzip bomb whole', async () => {
     const bomb = await promisify(zlib.gzip)(Buffer.alloc(200 * MiB));
     const before = process.memoryUsage().arrayBuffers;
-    const error = await caught(read(Readable.from([bomb]), { 'content-encoding': 'gzip' }, { ...big }));
+    const error = await caught(read(Readable.from([bomb]), { 'content-encoding': 'gzip' }, big));
     expect(error?.statusCode).toBe(413);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(50 * MiB);
   });
@@ -205,11 +206,21 @@ describe('readBody: the memory budget', () => {
     const declared = 40 * MiB; // two of these exceed the 64 MiB limit
     const first = new Readable({ read() {} });
     const second = new Readable({ read() {} });
-    const before = process.memoryUsage().arrayBuffers;
+    const chunk = Buffer.alloc(300 * 1024, 1);
+    // Counted, not sampled: every buffer the reads allocate until each has allocated its first.
+    const allocated: number[] = [];
+    const spies = (['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const).map((name) => {
+      const original = Buffer[name] as (...args: unknown[]) => Buffer;
+      return vi.spyOn(Buffer, name).mockImplementation(((...args: unknown[]) => {
+        allocated.push(args[0] as number);
+        return original.apply(Buffer, args);
+      }) as never);
+    });
     const reads = [first, second].map((input) => read(input, { 'content-length': String(declared) }, big));
-    for (const input of [first, second]) input.push(Buffer.alloc(300 * 1024, 1));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(AHEAD_LIMIT + 4 * MiB);
+    for (const input of [first, second]) input.push(chunk);
+    await vi.waitFor(() => expect(allocated.length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+    for (const spy of spies) spy.mockRestore();
+    expect(allocated.reduce((sum, size) => sum + size, 0)).toBeLessThan(AHEAD_LIMIT + 4 * MiB);
     for (const input of [first, second]) {
       for (let sent = 300 * 1024; sent < declared; sent += MiB)
         input.push(Buffer.alloc(Math.min(MiB, declared - sent), 2));

@@ -6,6 +6,7 @@ import { isRelayTimestamp } from '../src/envelope/rfc3339.ts';
 import { shiftSentAt } from '../src/envelope/sent-at.ts';
 import { createItem, serializeEnvelope } from '../src/envelope/serialize.ts';
 import { RelayError } from '../src/errors.ts';
+import { timeBlock } from './helpers.ts';
 
 const limits = { maxHeaderBytes: 64 * 1024, maxItems: 100, maxEventItemBytes: 1024 };
 const parse = (text: string | Buffer) => parseEnvelope(Buffer.isBuffer(text) ? text : Buffer.from(text), limits);
@@ -186,9 +187,10 @@ describe('parseEnvelope: malformed input says what and where', () => {
     const nested = `{"type":"event","x":${'['.repeat(32_000)}${']'.repeat(32_000)}}`;
     const body = Buffer.from(`${H}${`\n${nested}\n{}`.repeat(300)}`);
     const hostile = { ...limits, maxItems: 1000, maxItemHeaderBytes: 64 * 1024, maxTotalHeaderBytes: 64 * 1024 * 1024 };
-    const started = performance.now();
-    expect(refusal(() => parseEnvelope(body, hostile))?.[1]).toMatch(/item 1 header .*deeper than 127 levels/);
-    expect(performance.now() - started).toBeLessThan(50);
+    let refused: ReturnType<typeof refusal>;
+    // Timed without the time this thread waited for a CPU: the margin is generous, the load on the machine left out.
+    expect(timeBlock(() => (refused = refusal(() => parseEnvelope(body, hostile))))).toBeLessThan(50);
+    expect(refused?.[1]).toMatch(/item 1 header .*deeper than 127 levels/);
   });
 });
 

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Config, loadConfig } from '../src/config.ts';
 import type { Spool, SpoolRecord } from '../src/upstream/spool.ts';
 
@@ -138,6 +138,22 @@ export async function post(
   return { status: response.status, json, headers: response.headers };
 }
 
+/**
+ * POSTs `body` with node:http in one write and resolves with the status: what the client does stays out of an
+ * event-loop measurement in this thread (fetch passes a body through a web stream, a block of its own).
+ */
+export function postWhole(url: string, body: Buffer, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-length': String(body.length), ...headers } });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** Polls `check` until it returns true or `timeoutMs` passes. */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
@@ -151,16 +167,46 @@ export async function eventually(
   }
 }
 
-/** Runs `work` while watching this process's event loop; returns its result and the longest stall seen, in ms. */
-export async function watchEventLoop<T>(work: () => Promise<T>): Promise<{ result: T; maxDelayMs: number }> {
-  const delay = monitorEventLoopDelay({ resolution: 1 });
-  delay.enable();
+// Blocks are timed as wall time less the time this thread waited for a CPU (its run-queue wait in
+// /proc/thread-self/schedstat), so other processes' load on the machine does not count as a block; where that file
+// cannot be read (not Linux) it is plain wall time.
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+const canReadSchedstat = existsSync(SCHEDSTAT);
+const waitedForCpuMs = () => (canReadSchedstat ? Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[1]) / 1e6 : 0);
+const SAMPLE_MS = 1;
+
+/** The time and the wait so far, read with no wait between them (read again when the thread lost its CPU meanwhile). */
+function clock(): { at: number; waited: number } {
+  for (;;) {
+    const waited = waitedForCpuMs();
+    const at = performance.now();
+    if (waitedForCpuMs() === waited) return { at, waited };
+  }
+}
+
+/** Runs `work` while watching this thread's event loop; returns its result and the longest block seen, in ms. */
+export async function watchEventLoop<T>(work: () => Promise<T>): Promise<{ result: T; maxBlockMs: number }> {
+  let maxBlockMs = 0;
+  let last = clock();
+  const sampler = setInterval(() => {
+    const now = clock();
+    maxBlockMs = Math.max(maxBlockMs, now.at - last.at - SAMPLE_MS - (now.waited - last.waited));
+    last = now;
+  }, SAMPLE_MS);
   try {
     const result = await work();
-    return { result, maxDelayMs: delay.max / 1e6 };
+    return { result, maxBlockMs };
   } finally {
-    delay.disable();
+    clearInterval(sampler);
   }
+}
+
+/** How long `work` holds this thread, timed as `watchEventLoop` times a block: the baseline a block is judged by. */
+export function timeBlock(work: () => void): number {
+  const start = clock();
+  work();
+  const end = clock();
+  return end.at - start.at - (end.waited - start.waited);
 }
 
 /** Up to `maxRows` due rows, leased without screening (what replay would lease with memory to spare). */

@@ -3,7 +3,7 @@
 // The same attacks against the image at the pod's limits: e2e/containers/relay-hostile.test.ts.
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { brotliCompressSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { type CaptureServer, freePort, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,9 +12,11 @@ import {
   envelope,
   eventItem,
   post,
+  postWhole,
   type RunningRelay,
   removeTempDirs,
   startRelay,
+  timeBlock,
   watchEventLoop,
 } from './helpers.ts';
 
@@ -84,6 +86,13 @@ describe('authorized before work', () => {
     expect(answer.headers.connection).toBe('close');
   });
 
+  // The block a relay that decompressed first would have: the bomb (300 lines, 60 000 deep) inflated whole.
+  let inflateBlock = 0;
+  beforeAll(() => {
+    const bomb = nestingBomb(dsn);
+    inflateBlock = Math.min(...[0, 1, 2].map(() => timeBlock(() => brotliDecompressSync(bomb))));
+  });
+
   it.each([
     ['a DSN the relay does not allow', () => capture.dsn({ projectId: '666', publicKey: 'nope' }), 300, 60_000, 403],
     ['the allowed DSN (item header lines over their 8 KiB limit)', () => dsn, 300, 60_000, 413],
@@ -95,9 +104,12 @@ describe('authorized before work', () => {
       const relay = await relayWith();
       const bomb = nestingBomb(dsnOf(), lines, depth);
       expect(bomb.length).toBeLessThan(2000);
-      const { result, maxDelayMs } = await watchEventLoop(() => post(relay.tunnel, bomb, { 'content-encoding': 'br' }));
-      expect(result.status).toBe(status);
-      expect(maxDelayMs).toBeLessThan(200);
+      const answers = [];
+      for (const _ of [0, 1])
+        answers.push(await watchEventLoop(() => postWhole(relay.tunnel, bomb, { 'content-encoding': 'br' })));
+      expect(answers.map((a) => a.result)).toEqual([status, status]);
+      // The better of two answers against inflating the bomb whole, timed the same way in this process.
+      expect(Math.min(...answers.map((a) => a.maxBlockMs))).toBeLessThan(inflateBlock);
       expect(capture.envelopes.length).toBe(0);
     },
   );
