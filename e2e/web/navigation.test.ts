@@ -302,6 +302,35 @@ describe('prefetch', () => {
     expect(median).toBeLessThan(50);
   });
 
+  it('asks once for a page a slow navigation is already fetching, though the pointer rests on its link', async () => {
+    page = await browser.newPage();
+    consoleSeen = watchConsole(page);
+    pageDataRequests = [];
+    page.on('request', (request) => {
+      if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
+    });
+    await page.clock.install();
+    await page.goto(`${web.url}/catalog`);
+    await waitForHydration(page);
+    // Prefetched by focus, then stale: the click (no new focus) navigates with a request of its own, whose answer
+    // outlasts the hover's intent delay, so the hover's prefetch comes due mid-navigation.
+    const path = '/catalog/dune-lamp';
+    await page.focus(`a[href="${path}"]`);
+    await expect.poll(() => dataRequestsTo(path)).toBe(1);
+    await page.clock.fastForward('00:31');
+    await page.route(
+      (url) => url.pathname === path,
+      async (route) => {
+        await new Promise((r) => setTimeout(r, 400));
+        return route.continue();
+      },
+    );
+    await page.click(`a[href="${path}"]`);
+    await expect.poll(() => page.textContent('h1')).toBe('Dune Lamp');
+    await page.waitForTimeout(200);
+    expect(dataRequestsTo(path)).toBe(2);
+  });
+
   it('prefetches a link marked data-prefetch="viewport" once it scrolls into view', async () => {
     await open('/catalog');
     const nextPage = () => pageDataRequests.filter((r) => new URL(r.url()).search === '?page=2').length;

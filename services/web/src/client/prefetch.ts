@@ -25,6 +25,7 @@ export function createPrefetcher(options: {
   now?: () => number;
 }): Prefetcher {
   const cache = createPrefetchCache<Promise<PageData>>({ now: options.now ?? (() => Date.now()) });
+  let router: DataRouter | undefined;
   const queue = createTaskQueue(PREFETCH_CONCURRENCY);
   const saveData = () =>
     (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData === true;
@@ -34,6 +35,9 @@ export function createPrefetcher(options: {
     url.hash = '';
     if (url.origin !== window.location.origin || saveData()) return;
     if (url.pathname === window.location.pathname && url.search === window.location.search) return;
+    // A navigation already fetching this page (a hover's intent delay can end before the navigation does).
+    const going = router?.state.navigation.location;
+    if (going && url.pathname === going.pathname && url.search === going.search) return;
     const matches = matchRoutes(options.routes, url.pathname);
     if (!matches) return;
     for (const match of matches) {
@@ -56,7 +60,8 @@ export function createPrefetcher(options: {
     return link;
   };
 
-  const start = (router: DataRouter) => {
+  const start = (dataRouter: DataRouter) => {
+    router = dataRouter;
     let hoverTimer: ReturnType<typeof setTimeout> | undefined;
     document.addEventListener('mouseover', (event) => {
       const link = linkOf(event.target);
