@@ -35,13 +35,15 @@ afterAll(async () => {
   await web?.kill();
 });
 
-async function open(path: string): Promise<void> {
+/** A new page at `path`, hydrated, its page-data requests recorded; `fakeClock` installs Playwright's clock first. */
+async function open(path: string, options: { fakeClock?: boolean } = {}): Promise<void> {
   page = await browser.newPage();
   consoleSeen = watchConsole(page);
   pageDataRequests = [];
   page.on('request', (request) => {
     if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
   });
+  if (options.fakeClock) await page.clock.install();
   await page.goto(`${web.url}${path}`);
   await waitForHydration(page);
   await markDocument(page);
@@ -303,15 +305,7 @@ describe('prefetch', () => {
   });
 
   it('asks once for a page a slow navigation is already fetching, though the pointer rests on its link', async () => {
-    page = await browser.newPage();
-    consoleSeen = watchConsole(page);
-    pageDataRequests = [];
-    page.on('request', (request) => {
-      if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
-    });
-    await page.clock.install();
-    await page.goto(`${web.url}/catalog`);
-    await waitForHydration(page);
+    await open('/catalog', { fakeClock: true });
     // Prefetched by focus, then stale: the click (no new focus) navigates with a request of its own, whose answer
     // outlasts the hover's intent delay, so the hover's prefetch comes due mid-navigation.
     const path = '/catalog/dune-lamp';
@@ -386,15 +380,7 @@ describe('prefetch', () => {
   });
 
   it('uses a fresh entry, refetches a stale one after 30 s, and evicts it after 5 minutes', async () => {
-    page = await browser.newPage();
-    consoleSeen = watchConsole(page);
-    pageDataRequests = [];
-    page.on('request', (request) => {
-      if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
-    });
-    await page.clock.install();
-    await page.goto(`${web.url}/catalog`);
-    await waitForHydration(page);
+    await open('/catalog', { fakeClock: true });
     const cacheSize = () => page.evaluate(() => window.__appDiagnostics?.prefetchCacheSize());
 
     // Fresh: prefetched, then the navigation makes no request.
