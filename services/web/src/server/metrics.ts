@@ -85,7 +85,7 @@ export interface FinishedRequest {
 }
 
 /** The route label of a request: the page's pattern, else the route that answered; never a raw URL. */
-export const routeLabel = (request: FinishedRequest): string =>
+const routeLabel = (request: FinishedRequest): string =>
   request.routePattern ?? (request.status === 404 ? 'unmatched' : (request.routeUrl ?? 'unmatched'));
 
 export function observeRequest(metrics: Metrics, request: FinishedRequest): void {
