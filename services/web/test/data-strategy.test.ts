@@ -19,6 +19,7 @@ import { createPrefetcher } from '../src/client/prefetch.ts';
 import { buildClientRoutes } from '../src/framework/client-routes.ts';
 import { enabledRoutes, flattenRoutes } from '../src/framework/route-table.ts';
 import type { WebApp } from '../src/server/app.ts';
+import { watchFullLoads } from './full-loads.ts';
 import { testApp } from './helpers.ts';
 
 type History = ReturnType<typeof CreateMemoryHistory>;
@@ -152,9 +153,7 @@ describe('an answer that is not page data', () => {
   afterAll(() => void proxy?.close());
 
   it('turns the navigation into a full page load of its target', async () => {
-    const assigned: string[] = [];
-    vi.stubGlobal('window', { location: { assign: (url: string) => assigned.push(url) } });
-    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const assigned = watchFullLoads();
     const history: History = createMemoryHistory({ initialEntries: ['/catalog'] });
     const target = originOf(proxy);
     history.createURL = (to) => new URL(typeof to === 'string' ? to : createPath(to), target);
