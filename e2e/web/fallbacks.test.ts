@@ -41,8 +41,15 @@ describe('a route chunk that fails during a client navigation', () => {
     let failed = 0;
     // Only the navigation's own import fails; the full load that follows may fetch the chunk again.
     await page.route(/\/assets\/list-view-[\w-]+\.js$/, (route) => (failed++ === 0 ? fail(route) : route.continue()));
+    const documents: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'document') documents.push(new URL(request.url()).pathname);
+    });
     await expectFullLoad('/catalog', 'Catalog');
     expect(failed).toBeGreaterThanOrEqual(1);
+    // One full load: the route's two lazy parts (view and handle) both fail, and each restarting it would cost a
+    // second document request.
+    expect(documents).toEqual(['/catalog']);
   });
 });
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the tests need beyond Node and npm, when it is missing: Docker engine (Debian's docker.io),
 # docker compose v2, kubectl and promtool (extracted from Debian trixie's packages: bookworm's are too old or
-# missing), debootstrap, Chromium, docker-registry and skopeo (the release suite), and the locally built base image node:24-bookworm-slim (nothing can be pulled
-# from a registry here).
+# missing), debootstrap, Chromium, docker-registry and skopeo (the release suite), wrk (the web benchmarks), and the
+# locally built base image node:24-bookworm-slim (nothing can be pulled from a registry here).
 # Idempotent and quick when everything is there. Needs root (or passwordless sudo) for what it installs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -17,6 +17,8 @@ command -v debootstrap >/dev/null || need+=(debootstrap)
 # The release suite pushes to a registry on loopback and reads it back (e2e/containers/release.test.ts).
 [ -x /usr/bin/docker-registry ] || need+=(docker-registry)
 command -v skopeo >/dev/null || need+=(skopeo)
+# The web service's benchmarks drive load with wrk (services/web/bench/wrk.ts).
+command -v wrk >/dev/null || need+=(wrk)
 if ((${#need[@]})); then
   echo "setup: apt-get install ${need[*]}" >&2
   as_root apt-get update -qq

@@ -28,10 +28,11 @@ export function createDataStrategy(
   beforeRequest: () => Promise<unknown> = () => Promise.resolve(),
 ): DataStrategyFunction {
   return async ({ request, matches }) => {
-    const toRun = matches.filter((m) => m.shouldCallHandler());
+    const isAction = request.method !== 'GET';
+    // A route without a loader (an index page, say) is matched and "called" too, but has no data to ask for.
+    const toRun = matches.filter((m) => m.shouldCallHandler() && (isAction || m.route.loader));
     if (toRun.length === 0) return {};
     const ids = toRun.map((m) => m.route.id);
-    const isAction = request.method !== 'GET';
     let pending: Promise<PageData>;
     if (isAction) {
       prefetched.clear();
