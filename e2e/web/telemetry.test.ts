@@ -49,6 +49,8 @@ async function serverSpans(traceId: string): Promise<StreamedSpan[]> {
   await capture.waitFor((e) => spansOf(e).length > 0, 20_000);
   return capture.envelopes.flatMap(spansOf);
 }
+const contextsOf = (envelope: CapturedEnvelope, type: string) =>
+  (itemOf(envelope, type)?.contexts ?? {}) as { trace?: { trace_id?: string }; culture?: Record<string, unknown> };
 const exceptionValue = (event: Record<string, unknown> | undefined) =>
   ((event?.exception as { values?: Array<{ value?: string }> } | undefined)?.values ?? [])
     .map((v) => v.value)
@@ -105,6 +107,36 @@ describe('telemetry through the tunnel', () => {
     expect(events.filter((v) => v.includes('ResizeObserver'))).toEqual([]);
     expect(seen.errors.some((e) => e.includes('ResizeObserver loop'))).toBe(true);
     await page.close();
+  });
+
+  it("puts the visitor's culture on a client error, and not on the pageload transaction", async () => {
+    // A locale and time zone other than the machine's, so the values can only come from the visitor's browser.
+    const context = await browser.newContext({ locale: 'de-DE', timezoneId: 'Pacific/Auckland' });
+    const page = await context.newPage();
+    await page.goto(`${web.url}/diagnostics/client-error`);
+    await waitForHydration(page);
+    const traceId = (await page.getAttribute('meta[name="sentry-trace"]', 'content'))?.slice(0, 32);
+    const pageload = await capture.waitFor(
+      (e) => viaTunnel(e) && contextsOf(e, 'transaction').trace?.trace_id === traceId,
+      20_000,
+    );
+    // Reading the time zone costs a phone ≈ 80 ms of main thread on every load; the transaction goes without it.
+    expect(contextsOf(pageload, 'transaction').culture).toBeUndefined();
+
+    await page.click('text=Throw in the browser');
+    const envelope = await capture.waitFor(
+      (e) =>
+        viaTunnel(e) &&
+        exceptionValue(itemOf(e, 'event')).includes('diagnostics: render failure') &&
+        contextsOf(e, 'event').trace?.trace_id === traceId,
+      20_000,
+    );
+    expect(contextsOf(envelope, 'event').culture).toEqual({
+      locale: 'de-DE',
+      timezone: 'Pacific/Auckland',
+      calendar: 'gregory',
+    });
+    await context.close();
   });
 
   it('shows the server exception digest, which is the event id upstream and in the log line', async () => {
@@ -198,8 +230,11 @@ describe('feedback widget', () => {
     await page.locator('#sentry-feedback textarea[name="message"]').fill('The lamp page is lovely (e2e).');
     await page.locator('#sentry-feedback .btn--primary').click();
     const envelope = await capture.waitFor((e) => itemOf(e, 'feedback') !== undefined, 20_000);
-    const feedback = itemOf(envelope, 'feedback') as { contexts: { feedback: { message: string } } };
+    const feedback = itemOf(envelope, 'feedback') as {
+      contexts: { feedback: { message: string }; culture?: { locale?: string; timezone?: string } };
+    };
     expect(feedback.contexts.feedback.message).toBe('The lamp page is lovely (e2e).');
+    expect(feedback.contexts.culture).toMatchObject({ locale: expect.any(String), timezone: expect.any(String) });
     expect(viaTunnel(envelope)).toBe(true);
     // The success message shows for 5 s, then the button returns.
     await expect.poll(hidden, { timeout: 10_000 }).not.toBe('true');

@@ -34,10 +34,6 @@ export async function startSentry(
   // Same task as the global handlers' setup: from here on errors reach the SDK, none twice.
   const early = takeEarlyErrors(window);
   if (!client) return;
-  // The culture context's first Intl.DateTimeFormat() in a fresh renderer loads the time zone data (≈ 20 ms of CPU
-  // here): in a slice of its own rather than in the task that later sends the pageload transaction.
-  await pause();
-  Intl.DateTimeFormat().resolvedOptions();
   for (const integrations of laterIntegrations()) {
     await pause();
     for (const integration of integrations) client.addIntegration(integration);

@@ -6,6 +6,7 @@
 // `defaultIntegrations: false`. Left out, and so not shipped: browserApiErrors (wraps every timer and event listener
 // to catch what the global handlers already see for our same-origin scripts) with functionToString (only there for
 // those wrappers), and conversationId (AI conversations). Decision 005 (docs/decisions/) has the measured saving.
+// The culture context is our own (culture-context.ts): Sentry's context, but not on transactions.
 import { ignoreErrors } from '@app/telemetry-rules';
 import { applySdkMetadata, type Integration } from '@sentry/core';
 import {
@@ -13,7 +14,6 @@ import {
   breadcrumbsIntegration,
   browserSessionIntegration,
   consoleIntegration,
-  cultureContextIntegration,
   dedupeIntegration,
   defaultStackParser,
   eventFiltersIntegration,
@@ -29,6 +29,7 @@ import { version as reactVersion, useEffect } from 'react';
 import { createRoutesFromChildren, matchRoutes, useLocation, useNavigationType } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
 import { TRACING } from '../framework/timing.ts';
+import { cultureContextIntegration } from './culture-context.ts';
 import { trackPageSession } from './page-session.ts';
 
 /**
