@@ -181,7 +181,12 @@ describe('telemetry through the tunnel', () => {
 describe('unsampled server requests (SENTRY_TRACES_SAMPLE_RATE=0)', () => {
   let unsampled: ServiceProcess;
   beforeAll(async () => {
-    unsampled = await startWeb({ SENTRY_DSN: capture.dsn(), SENTRY_TRACES_SAMPLE_RATE: '0', LOG_SAMPLE_EVERY: '1' });
+    unsampled = await startWeb({
+      SENTRY_DSN: capture.dsn(),
+      SENTRY_TRACES_SAMPLE_RATE: '0',
+      LOG_SAMPLE_EVERY: '1',
+      DIAGNOSTICS: '1',
+    });
   });
   afterAll(async () => {
     await unsampled?.kill();
@@ -199,6 +204,32 @@ describe('unsampled server requests (SENTRY_TRACES_SAMPLE_RATE=0)', () => {
     await expect
       .poll(() => unsampled.logs.find((line) => line.msg === 'request completed' && line.traceId === traceId))
       .toBeDefined();
+  });
+
+  // Their scope is made by the page fast path, not by the SDK's http integration (src/server/unsampled-scope.ts): a
+  // failure still reaches Sentry with the request's data and the trace id the page gave the browser and the logs.
+  it('report a failure with the request and the trace id the page and the log lines carry', async () => {
+    const res = await fetch(`${unsampled.url}/diagnostics/server-error?from=e2e`, {
+      headers: { 'user-agent': 'e2e-ua' },
+    });
+    expect(res.status).toBe(500);
+    const html = await res.text();
+    const trace = /<meta name="sentry-trace" content="([0-9a-f]{32})-[0-9a-f]{16}-0"/.exec(html)?.[1];
+    const digest = /data-testid="digest"[^>]*>([0-9a-f]{32})</.exec(html)?.[1];
+    expect(trace).toBeDefined();
+    expect(digest).toBeDefined();
+    const envelope = await capture.waitFor((e) => itemOf(e, 'event')?.event_id === digest, 20_000);
+    const event = itemOf(envelope, 'event') as {
+      request?: { url?: string; method?: string; query_string?: unknown; headers?: Record<string, string> };
+      contexts?: { trace?: { trace_id?: string } };
+      transaction?: string;
+    };
+    expect(event.request?.url).toBe(`${unsampled.url}/diagnostics/server-error?from=e2e`);
+    expect(event.request?.method).toBe('GET');
+    expect(event.request?.headers?.['user-agent']).toBe('e2e-ua');
+    expect(event.contexts?.trace?.trace_id).toBe(trace);
+    expect(event.transaction).toBe('GET /diagnostics/:failure');
+    expect(unsampled.logs.find((line) => line.digest === digest)?.traceId).toBe(trace);
   });
 
   it('follow an incoming decision: sampled upstream means traced here, whatever the rate', async () => {
