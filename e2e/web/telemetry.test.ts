@@ -206,8 +206,8 @@ describe('unsampled server requests (SENTRY_TRACES_SAMPLE_RATE=0)', () => {
       .toBeDefined();
   });
 
-  // Their scope is made by the page fast path, not by the SDK's http integration (src/server/unsampled-scope.ts): a
-  // failure still reaches Sentry with the request's data and the trace id the page gave the browser and the logs.
+  // No span, but a scope all the same: a failure reaches Sentry with the request's data and the trace id the page gave
+  // the browser and the logs (what any lighter per-request scope must keep: docs/benchmarks.md, 2026-11-24, late).
   it('report a failure with the request and the trace id the page and the log lines carry', async () => {
     const res = await fetch(`${unsampled.url}/diagnostics/server-error?from=e2e`, {
       headers: { 'user-agent': 'e2e-ua' },
