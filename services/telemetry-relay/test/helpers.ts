@@ -29,9 +29,7 @@ export async function closeOpened(): Promise<void> {
 }
 
 export function removeTempDirs(): void {
-  // Retried: the spool directory once changed under the walk just after the relay closed (ENOTEMPTY in CI). Likely
-  // the WAL checkpointer's thread, whose SQLite connection closes after spool.close() returns (stop() does not wait).
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** A configuration as the environment would give it, with a fresh spool directory and quiet logs. */
