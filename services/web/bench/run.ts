@@ -10,6 +10,8 @@
 // a `git worktree` of main: its server runs beside this one in the same rounds, so a change is measured against what
 // it replaces on the same machine at the same time, then in paired rounds at once), BENCH_THROUGHPUT_ONLY=1 (skip
 // the bundle and Chromium parts), BENCH_ONLY (a regular expression: only the targets whose names match, e.g. `SSR \\(|bare|ssr-rr`).
+// BENCH_WARMUP_SECONDS (BENCH_SECONDS): load on each target before the rounds; at tracing rate 0.1 the span path tiers
+// up in V8 only after ≈ 100 000 documents, so a long warm-up measures a pod that has been running (docs/benchmarks.md).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { get } from 'node:http';
@@ -23,6 +25,7 @@ import { CONNECTIONS, line, median, type Result, SECONDS, type Target, wrk } fro
 
 const root = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? SECONDS);
 const SAMPLE_RATE = '0.1';
 const PAGE = '/catalog?limit=50';
 const BASELINE = process.env.BENCH_BASELINE;
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
   let documentChunks: Buffer[] = [];
   try {
     documentChunks = await chunksOf(`http://127.0.0.1:${uncompressed.port}${PAGE}`);
-    for (const target of targets) await wrk(target); // warm-up (JIT), not recorded
+    for (const target of targets) await wrk(target, WARMUP_SECONDS); // warm-up (JIT), not recorded
     for (let round = 1; round <= ROUNDS; round++) {
       for (const target of targets) {
         const result = await wrk(target);

@@ -31,12 +31,12 @@ function cpuTimeMs(pid: number | undefined): number {
 }
 
 /** Runs wrk without blocking this process, which meanwhile drains the servers' logs and runs the capture server. */
-export async function wrk(target: Target): Promise<Result> {
+export async function wrk(target: Target, seconds = SECONDS): Promise<Result> {
   const cpuBefore = cpuTimeMs(target.pid);
   const headers = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const child = spawn(
     'taskset',
-    ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...headers, target.url],
+    ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...headers, target.url],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
