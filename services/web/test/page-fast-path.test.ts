@@ -3,7 +3,7 @@
 // Fastify still answers everything else and every request while the service drains.
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type WebApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { fakeAssets, pageData } from './helpers.ts';
@@ -128,6 +128,22 @@ describe('documents ahead of Fastify', () => {
     expect(failed.status).toBe(500);
     expect(await failed.text()).toMatch(/data-testid="digest"[^>]*>[0-9a-f]{32}</);
     expect((await fetch(`${base}/no/such/page`)).status).toBe(404);
+  });
+
+  it('makes a request its own logger only for a line it writes (one success in LOG_SAMPLE_EVERY is logged)', async () => {
+    const quiet = await buildApp(loadConfig({ LOG_LEVEL: 'silent', LOG_SAMPLE_EVERY: '1000' }), { assets: fakeAssets });
+    try {
+      await quiet.app.listen({ port: 0, host: '127.0.0.1' });
+      const child = vi.spyOn(quiet.app.log, 'child');
+      const url = `http://127.0.0.1:${(quiet.app.server.address() as AddressInfo).port}/catalog`;
+      for (let i = 0; i < 5; i++) await (await fetch(url)).text();
+      // The first success of the service is the one sampled; the other four write nothing.
+      expect(child).toHaveBeenCalledTimes(1);
+      await (await fetch(`${url}/no-such-item`)).text();
+      expect(child).toHaveBeenCalledTimes(2);
+    } finally {
+      await quiet.app.close();
+    }
   });
 
   it('streams a document with deferred parts', async () => {

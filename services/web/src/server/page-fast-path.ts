@@ -193,7 +193,7 @@ function servePage(req: IncomingMessage, res: ServerResponse, parts: PagePathPar
       elapsedMs: performance.now() - started,
     };
     observeRequest(parts.metrics, finishedRequest);
-    parts.requestLog(request.log, finishedRequest);
+    parts.requestLog(request, finishedRequest);
   });
   let nonces: CspNonces;
   try {
