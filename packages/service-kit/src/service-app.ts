@@ -19,12 +19,12 @@ export async function createServiceApp(
 ): Promise<ServiceApp> {
   const readiness = createReadiness();
   const app = Fastify({ ...options.fastify, ...loggingOptions(service, config, options) });
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', async function echoRequestId(req, reply) {
     reply.header('x-request-id', req.id);
   });
   // While draining, every response (also of requests that started before) closes its connection, so kept-alive
   // clients reconnect elsewhere and the listener can close once the work in flight is done.
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', async function closeWhileDraining(_req, reply) {
     if (readiness.draining) reply.header('connection', 'close');
   });
   await app.register(healthRoutes, { readiness });

@@ -153,6 +153,34 @@ describe('documents ahead of Fastify', () => {
   });
 });
 
+describe('hooks', () => {
+  // Decision 009: a page GET served ahead of Fastify runs none of its hooks, so the fast path calls each hook's
+  // function itself. A hook added to the pages (or the root instance) fails this test until the fast path does too.
+  const MIRRORED_BY_THE_FAST_PATH = {
+    onRequest: ['echoRequestId', 'applySecurityHeaders'],
+    onSend: ['closeWhileDraining', 'compressResponse'],
+    onResponse: ['recordRequestDuration', 'logRequest'],
+  };
+
+  it('Fastify runs no hook on a page GET that the fast path does not run too', async () => {
+    const plain = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), { assets: fakeAssets });
+    try {
+      await plain.app.ready();
+      const routes = plain.app.printRoutes({ commonPrefix: false, includeHooks: true });
+      const pageRoute = routes.slice(routes.indexOf('* (GET'));
+      const hooks = Object.fromEntries(
+        [...pageRoute.matchAll(/• \((\w+)\) (\[.*\])/g)].map(([, name, list]) => [
+          name,
+          (JSON.parse(list as string) as string[]).map((fn) => fn.replace(/\(\)$/, '')),
+        ]),
+      );
+      expect(hooks).toEqual(MIRRORED_BY_THE_FAST_PATH);
+    } finally {
+      await plain.app.close();
+    }
+  });
+});
+
 describe('what stays with Fastify', () => {
   it('HEAD, POST, encoded paths and every other route of its table', async () => {
     const routes = web.app

@@ -107,7 +107,9 @@ export const finishedRequest = (req: FastifyRequest, reply: FastifyReply): Finis
 
 /** Records every request's duration; the pattern comes from the page handler, else Fastify's own route. */
 export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (req, reply) => observeRequest(metrics, finishedRequest(req, reply)));
+  app.addHook('onResponse', async function recordRequestDuration(req, reply) {
+    observeRequest(metrics, finishedRequest(req, reply));
+  });
 }
 
 export async function metricsRoute(app: FastifyInstance, options: { metrics: Metrics }): Promise<void> {

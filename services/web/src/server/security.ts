@@ -73,7 +73,7 @@ export function securityHeaders(options: SecurityOptions): SecurityHeaders {
 /** Registered on the root instance (not encapsulated): every response gets the headers, every reply its nonces. */
 export function registerSecurityHeaders(app: FastifyInstance, apply: SecurityHeaders): void {
   app.decorateReply('cspNonce', null as unknown as CspNonces);
-  app.addHook('onRequest', (req, reply, done) => {
+  app.addHook('onRequest', function applySecurityHeaders(req, reply, done) {
     try {
       reply.cspNonce = apply(req.raw, reply.raw);
     } catch (error) {
