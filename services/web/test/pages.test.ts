@@ -263,6 +263,24 @@ describe('security headers', () => {
   });
 });
 
+describe('security headers of page data', () => {
+  it('allow nothing to run (JSON needs no nonces) and are otherwise those of a document', async () => {
+    const doc = await app.inject({ url: '/catalog' });
+    const data = await app.inject({ url: '/catalog', headers: pageData('root,catalog-list') });
+    expect(data.headers['content-type']).toMatch(/^application\/json/);
+    expect(data.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+    const rest = (headers: Record<string, unknown>) =>
+      Object.fromEntries(
+        ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'strict-transport-security'].map((h) => [
+          h,
+          headers[h],
+        ]),
+      );
+    expect(rest(data.headers)).toEqual(rest(doc.headers));
+    expect(data.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
 describe('metrics', () => {
   it('counts page requests by kind and times them by route pattern', async () => {
     await app.inject({ url: '/catalog/amber-lamp' });

@@ -5,6 +5,8 @@ import { UNSAFE_ErrorResponseImpl as ErrorResponseImpl, isRouteErrorResponse } f
 export const PAGE_DATA_HEADER = 'X-Page-Data';
 /** Comma-separated ids of the routes whose loaders the client needs. */
 export const PAGE_DATA_ROUTES_HEADER = 'X-Page-Data-Routes';
+/** Whether a request asks for page data (the client router's JSON) rather than a document. */
+export const asksForPageData = (headers: Record<string, unknown>) => headers[PAGE_DATA_HEADER.toLowerCase()] === '1';
 /** Set on every page-data answer: lets the client tell our JSON from a proxy's or an error page's. */
 export const PAGE_DATA_VERSION = '1';
 

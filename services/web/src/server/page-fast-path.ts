@@ -8,6 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { finished } from 'node:stream';
 import { type Readiness, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { asksForPageData } from '../framework/page-data-protocol.ts';
 import { compressPayload } from './compression.ts';
 import { answerServerFailure } from './failures.ts';
 import { type Metrics, observeRequest } from './metrics.ts';
@@ -15,7 +16,7 @@ import { answerDocument } from './pages/document.ts';
 import { answerPageData } from './pages/page-data.ts';
 import type { PageReply, PageRequest } from './pages/page-io.ts';
 import type { Pages } from './pages/query.ts';
-import { asksForPageData, pageHeaders } from './pages.ts';
+import { pageHeaders } from './pages.ts';
 import { type RequestLog, withTraceId } from './request-log.ts';
 import type { CspNonces, SecurityHeaders } from './security.ts';
 

@@ -4,7 +4,7 @@
 // answered ahead of Fastify by the same code (page-fast-path.ts).
 import type { FastifyInstance } from 'fastify';
 import { createStaticHandler } from 'react-router';
-import { PAGE_DATA_HEADER, PAGE_DATA_ROUTES_HEADER } from '../framework/page-data-protocol.ts';
+import { asksForPageData, PAGE_DATA_HEADER, PAGE_DATA_ROUTES_HEADER } from '../framework/page-data-protocol.ts';
 import { compressResponses } from './compression.ts';
 import { acceptForms, answerAction } from './pages/action.ts';
 import { answerDocument } from './pages/document.ts';
@@ -16,9 +16,6 @@ export function createPages(options: PagesOptions): Pages {
   const handler = createStaticHandler(options.routes);
   return { options, handler, rootId: handler.dataRoutes[0]?.id ?? 'root' };
 }
-
-/** Whether a request asks for page data (the client router's JSON) rather than a document. */
-export const asksForPageData = (headers: Record<string, unknown>) => headers[PAGE_DATA_HEADER.toLowerCase()] === '1';
 
 /** The headers of every page answer. Page data's body depends on the route list too: a cache must not answer one
  * list with another's data. */

@@ -7,10 +7,13 @@
 // helmet itself, built once, rather than @fastify/helmet: with nonces (and in fact always) that plugin builds a new
 // helmet middleware per request, re-parsing every CSP directive — ≈ 5 % of the CPU of a page-data request. Here the
 // nonces reach the one middleware through directive functions, helmet's own way of doing per-request values.
+// Page data (JSON) runs nothing: its CSP allows nothing (the usual policy for API responses) and needs no nonces, so
+// its headers are computed once.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
+import { asksForPageData } from '../framework/page-data-protocol.ts';
 
 export interface CspNonces {
   script: string;
@@ -55,9 +58,18 @@ export interface SecurityOptions {
 /** Sets the security headers on a response and returns the nonces its CSP allows; throws what helmet fails with. */
 export type SecurityHeaders = (req: IncomingMessage, res: ServerResponse) => CspNonces;
 
+/** What a page-data answer gets: its policy allows no script or style at all. */
+const NO_NONCES: CspNonces = Object.freeze({ script: '', style: '' });
+const DATA_DIRECTIVES = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
+
 export function securityHeaders(options: SecurityOptions): SecurityHeaders {
-  const applyHeaders = helmet(helmetOptions(options));
+  const applyHeaders = helmet(helmetOptions(options, pageDirectives(options)));
+  const dataHeaders = headersSetBy(helmet(helmetOptions(options, DATA_DIRECTIVES)));
   return (req, res) => {
+    if (asksForPageData(req.headers)) {
+      for (const [name, value] of dataHeaders) res.setHeader(name, value);
+      return NO_NONCES;
+    }
     const nonces = freshNonces();
     noncesOf.set(res, nonces);
     // helmet's middleware is synchronous: it has called back when it returns.
@@ -83,31 +95,44 @@ export function registerSecurityHeaders(app: FastifyInstance, apply: SecurityHea
   });
 }
 
-function helmetOptions(options: SecurityOptions): HelmetOptions {
-  const connectOrigins = options.connectOrigins ?? [];
+/** The headers a helmet middleware with no per-request values sets, read once from a recording response. */
+function headersSetBy(middleware: ReturnType<typeof helmet>): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  const recorder = { setHeader: (name: string, value: string) => headers.push([name, value]), removeHeader() {} };
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, (error) => {
+    if (error) throw error;
+  });
+  return headers;
+}
+
+type Directives = NonNullable<NonNullable<Exclude<HelmetOptions['contentSecurityPolicy'], boolean>>['directives']>;
+
+function helmetOptions(options: SecurityOptions, directives: Directives): HelmetOptions {
   return {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", nonce('script')],
-        // Vite's dev server injects CSS with inline <style> elements (HMR); a build links files. A nonce in the
-        // list would make browsers ignore 'unsafe-inline', so dev has none for styles.
-        styleSrc: options.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", nonce('style')],
-        // The dev server's HMR client talks over a websocket.
-        connectSrc: ["'self'", ...connectOrigins, ...(options.dev ? ['ws:'] : [])],
-        imgSrc: ["'self'", 'data:', 'blob:'],
-        fontSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        ...(options.reportUrl ? { reportUri: [options.reportUrl] } : {}),
-      },
-    },
+    contentSecurityPolicy: { useDefaults: false, directives },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     strictTransportSecurity: options.dev ? false : { maxAge: 63_072_000, includeSubDomains: true },
     crossOriginEmbedderPolicy: false,
     frameguard: { action: 'deny' },
+  };
+}
+
+function pageDirectives(options: SecurityOptions): Directives {
+  const connectOrigins = options.connectOrigins ?? [];
+  return {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'", nonce('script')],
+    // Vite's dev server injects CSS with inline <style> elements (HMR); a build links files. A nonce in the
+    // list would make browsers ignore 'unsafe-inline', so dev has none for styles.
+    styleSrc: options.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", nonce('style')],
+    // The dev server's HMR client talks over a websocket.
+    connectSrc: ["'self'", ...connectOrigins, ...(options.dev ? ['ws:'] : [])],
+    imgSrc: ["'self'", 'data:', 'blob:'],
+    fontSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    ...(options.reportUrl ? { reportUri: [options.reportUrl] } : {}),
   };
 }
