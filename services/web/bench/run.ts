@@ -10,6 +10,8 @@
 // a `git worktree` of main: its server runs beside this one in the same rounds, so a change is measured against what
 // it replaces on the same machine at the same time, then in paired rounds at once), BENCH_THROUGHPUT_ONLY=1 (skip
 // the bundle and Chromium parts), BENCH_ONLY (a regular expression: only the targets whose names match, e.g. `SSR \\(|bare|ssr-rr`).
+// The service also runs without the Node SDK ("web SSR, Sentry off"): the part of the gap to the bare render that is not
+// Sentry's.
 // BENCH_WARMUP_SECONDS (BENCH_SECONDS): load on each target before the rounds; at tracing rate 0.1 the span path tiers
 // up in V8 only after ≈ 100 000 documents, so a long warm-up measures a pod that has been running (docs/benchmarks.md).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -123,6 +125,12 @@ async function main(): Promise<void> {
   // The same service with on-the-fly compression off (as behind an edge that compresses): the A/B of its CPU cost.
   const uncompressed = await startWeb({ COMPRESSION: 'off' });
   const baseline = BASELINE ? await startWeb({}, BASELINE) : undefined;
+  // The same service without the Node SDK (no --import, no DSN): how much of the gap to the bare render is Sentry's.
+  const sentryOff = await startPinned(
+    ['./dist/server/main.js'],
+    { SHED_EVENT_LOOP_DELAY_MS: '60000' },
+    /Server listening/,
+  );
   const bareStream = await startPinned(['dist/bench/bare.js'], { RENDER: 'stream' }, /listening/);
   const bareString = await startPinned(['dist/bench/bare.js'], { RENDER: 'string' }, /listening/);
   const peer: Peer | undefined = peerDir ? await startSsrRrPeer(peerDir, ['-c', '0']) : undefined;
@@ -134,6 +142,7 @@ async function main(): Promise<void> {
   const allTargets: Target[] = [
     { name: 'web SSR (document)', ...servedBy(web) },
     { name: 'web page data', ...servedBy(web), headers: dataHeaders },
+    { name: 'web SSR, Sentry off', ...servedBy(sentryOff) },
     // wrk sends no Accept-Encoding: the two above are uncompressed, these pay for on-the-fly compression.
     { name: 'web SSR br', ...servedBy(web), headers: { 'Accept-Encoding': 'br' } },
     { name: 'web SSR gzip', ...servedBy(web), headers: { 'Accept-Encoding': 'gzip' } },
@@ -190,7 +199,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    for (const server of [web, uncompressed, bareStream, bareString, ...(baseline ? [baseline] : [])]) {
+    for (const server of [web, uncompressed, sentryOff, bareStream, bareString, ...(baseline ? [baseline] : [])]) {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
     }
@@ -234,6 +243,12 @@ async function main(): Promise<void> {
   ratioLine('SSR br / ssr-rr br', 'web SSR br', `${PEER} br`, '  (as browsers ask)');
   ratioLine('SSR / bare stream', 'web SSR (document)', 'bare renderToPipeableStream', '  target ≥ 0.8');
   ratioLine('SSR / bare string', 'web SSR (document)', 'bare renderToString');
+  ratioLine(
+    'Sentry off / bare stream',
+    'web SSR, Sentry off',
+    'bare renderToPipeableStream',
+    '  (the gap without Sentry)',
+  );
   ratioLine('page data / SSR', 'web page data', 'web SSR (document)', '  target ≥ 3');
   if (baseline) {
     ratioLine('SSR / baseline SSR', 'web SSR (document)', 'baseline SSR (document)');
