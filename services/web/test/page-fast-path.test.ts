@@ -78,6 +78,8 @@ describe('documents ahead of Fastify', () => {
       expect(fast.headers.get('content-type')).toBe(viaFastify.headers['content-type']);
       expect(fast.headers.get('x-page-data')).toBe(viaFastify.headers['x-page-data']);
       expect(fast.headers.get('vary')).toBe(viaFastify.headers.vary);
+      // No nonces in page data: the same policy on both paths, to the letter.
+      expect(fast.headers.get('content-security-policy')).toBe(viaFastify.headers['content-security-policy']);
       expect(fastBody.toString()).toBe(viaFastify.body);
     }
     const stale = await fetch(`${base}/catalog`, { headers: pageData('no-such-route') });
