@@ -208,6 +208,8 @@ describe('parseEnvelopeHeader: the header line alone, before the body has arrive
     ['not UTF-8', Buffer.from([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), 400, /not valid UTF-8/],
     ['a lone surrogate', Buffer.from('{"x":"\\ud800"}'), 400, /half of a surrogate pair/],
     ['128 levels', Buffer.from(`{"trace":${'['.repeat(127)}${']'.repeat(127)}}`), 400, /deeper than 127 levels/],
+    // The depth check reads a broken `\u` escape as exceedsDepth does: its string ends at the next quote.
+    ['a broken \\u escape, then 128 levels', Buffer.from(`{"a":"\\u",${'['.repeat(128)}`), 400, /deeper than 127/],
     ['dsn not a string', Buffer.from('{"dsn":42}'), 400, /"dsn" must be a string, got 42/],
     ['version 7.0', Buffer.from('{"version":7.0}'), 400, /"version" must be written as an integer, got 7.0/],
   ])('refuses a header line %s', (_name, line, status, detail) => {
