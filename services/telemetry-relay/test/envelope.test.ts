@@ -194,6 +194,29 @@ describe('parseEnvelope: malformed input says what and where', () => {
   });
 });
 
+describe('parseEnvelope: item header lines seen before', () => {
+  it('parses a repeated line to the same header each time, and refuses a refused one each time', () => {
+    const event = `${H}\n{"type":"event"}\n{}`;
+    expect(parse(event).items[0]?.header).toEqual({ type: 'event' });
+    expect(parse(event).items[0]?.header).toEqual({ type: 'event' });
+    expect(parse(`${H}\n{"type":"attachment","length":2}\nab`).items[0]?.header).toEqual({
+      type: 'attachment',
+      length: 2,
+    });
+    const twice = `${H}\n{"type":"event","type":"event"}\n{}`;
+    expect(refusal(() => parse(twice))).toEqual([400, expect.stringMatching(/"type" appears more than once/)]);
+    expect(refusal(() => parse(twice))).toEqual([400, expect.stringMatching(/"type" appears more than once/)]);
+  });
+
+  it('keeps parsing right past the number of lines it remembers', () => {
+    for (let i = 0; i < 600; i++) {
+      const line = `{"type":"attachment","filename":"f${i}"}`;
+      expect(parse(`${H}\n${line}\n{}`).items[0]?.header).toEqual({ type: 'attachment', filename: `f${i}` });
+    }
+    expect(parse(`${H}\n{"type":"event"}\n{}`).items[0]?.header).toEqual({ type: 'event' });
+  });
+});
+
 describe('parseEnvelopeHeader: the header line alone, before the body has arrived', () => {
   it('returns the header, and parseEnvelope takes it instead of parsing the line again', () => {
     const line = Buffer.from(H);
