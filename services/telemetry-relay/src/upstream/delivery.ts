@@ -119,6 +119,19 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     memoryOnlyCount--;
   };
 
+  /**
+   * Fast mode's accepted envelopes are started once per turn of the event loop, after every answer of that turn is
+   * written: the sends go out together, not one between two answers.
+   */
+  let pumpScheduled = false;
+  const pumpAfterTurn = () => {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      pump();
+    });
+  };
   /** Starts accepted envelopes, then due spool rows, within the concurrency (one probe while upstream is down). */
   const pump = () => {
     if (closing) return;
@@ -211,7 +224,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
         memoryOnlyBytes += size;
         memoryOnlyCount++;
         waiting.push(job);
-        pump();
+        pumpAfterTurn();
         return undefined;
       }
       return spoolFirst(entry, sendNow);
