@@ -404,7 +404,7 @@ http {
     const fastPid = fast.pid as number;
     const timer = setInterval(() => samples.push(status(fastPid, 'VmRSS')), 10_000);
     await new Promise<void>((resolve, reject) => {
-      const load = spawn(bin.taskset, wrkArgs(bin, contenders[2]?.url ?? '', bodyFile, soakSeconds), {
+      const load = spawn(bin.taskset, wrkArgs(bin, `http://127.0.0.1:${fastPort}/monitoring`, bodyFile, soakSeconds), {
         stdio: 'ignore',
       });
       load.on('exit', () => resolve());
