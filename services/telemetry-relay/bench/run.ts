@@ -10,7 +10,9 @@
 //
 // Env: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_SOAK_SECONDS (0 = skip),
 // BENCH_BASELINE (the src/main.ts of another checkout of the relay, e.g. a `git worktree` of main: run beside this one
-// in the same rounds, so a change is measured against what it replaces on the same machine at the same time).
+// in the same rounds, so a change is measured against what it replaces on the same machine at the same time),
+// BENCH_ONLY (comma-separated parts of contender names, e.g. `peer,fast`: only those run the rounds, and the open-loop
+// latency section is skipped — more rounds of an A/B in the same time).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 0);
 const baselineMain = process.env.BENCH_BASELINE;
+const only = process.env.BENCH_ONLY?.split(',').filter((part) => part !== '');
 const work = mkdtempSync(join(tmpdir(), 'relay-bench-'));
 const children: ChildProcess[] = [];
 
@@ -92,10 +95,15 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-/** CPU seconds (user + system) a process has used: per envelope it is steadier than throughput on a shared machine. */
-function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds a process has used, user and system: per envelope it is steadier than throughput on a shared machine.
+ * User time is the process's own code (JavaScript, V8, libuv); system time is mostly the kernel's socket work, which
+ * also pays for waking the reader on the other CPU.
+ */
+function cpuSeconds(pid: number): { user: number; total: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in USER_HZ ticks
+  const user = Number(fields[11]) / 100; // utime, stime (fields 14, 15) in USER_HZ ticks
+  return { user, total: user + Number(fields[12]) / 100 };
 }
 
 function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
@@ -109,6 +117,8 @@ interface WrkResult {
   upstream: number;
   /** CPU time of the proxy per envelope answered, µs. */
   cpuUs: number;
+  /** The user part of it. */
+  userUs: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -145,6 +155,7 @@ function wrk(bin: { wrk: string; taskset: string }, url: string, body: string, d
   return {
     upstream: 0,
     cpuUs: 0,
+    userUs: 0,
     rps: number(/Requests\/sec:\s+([\d.]+)/),
     p50: parseDuration(/\s50%\s+(\S+)/.exec(output)?.[1] ?? ''),
     p99: parseDuration(/\s99%\s+(\S+)/.exec(output)?.[1] ?? ''),
@@ -287,7 +298,7 @@ http {
     { name: 'relay (fast)', url: `http://127.0.0.1:${fastPort}/monitoring`, pid: fast.pid as number },
     { name: 'relay (durable)', url: `http://127.0.0.1:${durablePort}/monitoring`, pid: durable.pid as number },
     ...baselines.map(({ name, url, pid }) => ({ name, url, pid })),
-  ];
+  ].filter((c) => !only || only.some((part) => c.name.includes(part)));
   console.log(
     `envelope ${envelope.length} bytes; ${rounds} rounds × ${seconds} s, ${connections} connections; proxies on CPU 0, wrk + sink on CPU 1`,
   );
@@ -301,10 +312,12 @@ http {
       const result = wrk(bin, c.url, c.body ?? bodyFile, seconds);
       result.upstream = ((await sinkCount()) - before) / seconds;
       await settle();
-      result.cpuUs = ((cpuSeconds(c.pid) - cpuBefore) * 1e6) / (result.rps * seconds);
+      const cpuAfter = cpuSeconds(c.pid);
+      result.cpuUs = ((cpuAfter.total - cpuBefore.total) * 1e6) / (result.rps * seconds);
+      result.userUs = ((cpuAfter.user - cpuBefore.user) * 1e6) / (result.rps * seconds);
       results.get(c.name)?.push(result);
       console.log(
-        `  round ${round} ${c.name.padEnd(20)} ${result.rps.toFixed(0).padStart(6)}/s (upstream ${result.upstream.toFixed(0)}/s)  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  CPU ${result.cpuUs.toFixed(0)} µs/env${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
+        `  round ${round} ${c.name.padEnd(20)} ${result.rps.toFixed(0).padStart(6)}/s (upstream ${result.upstream.toFixed(0)}/s)  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  CPU ${result.cpuUs.toFixed(0)} µs/env (user ${result.userUs.toFixed(0)})${result.non2xx + result.errors > 0 ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
       );
     }
   }
@@ -322,8 +335,8 @@ http {
       peakRssMb: status(c.pid, 'VmHWM'),
     };
   });
-  const base = summary[0]?.rps ?? Number.NaN;
-  const naiveRps = summary[1]?.rps ?? Number.NaN;
+  const base = summary.find((s) => s.name === 'nginx proxy_pass')?.rps ?? Number.NaN;
+  const naiveRps = summary.find((s) => s.name === 'naive tunnel')?.rps ?? Number.NaN;
   const peerRps = summary.find((s) => s.name === 'fastify peer, full')?.rps ?? Number.NaN;
   console.log('\nmedians (closed loop, wrk)');
   console.log(
@@ -335,7 +348,9 @@ http {
     );
   }
   printPeerRatios(results);
+  printBaselineRatios(results);
 
+  if (only) return; // an A/B of some contenders: the sections below need them all
   // Latency at the naive tunnel's throughput, open loop.
   const rate = Math.max(100, Math.round(naiveRps));
   console.log(`\nlatency at the naive tunnel's throughput (${rate}/s, open loop, ${seconds} s)`);
@@ -389,7 +404,7 @@ http {
     const fastPid = fast.pid as number;
     const timer = setInterval(() => samples.push(status(fastPid, 'VmRSS')), 10_000);
     await new Promise<void>((resolve, reject) => {
-      const load = spawn(bin.taskset, wrkArgs(bin, contenders[2]?.url ?? '', bodyFile, soakSeconds), {
+      const load = spawn(bin.taskset, wrkArgs(bin, `http://127.0.0.1:${fastPort}/monitoring`, bodyFile, soakSeconds), {
         stdio: 'ignore',
       });
       load.on('exit', () => resolve());
@@ -397,6 +412,22 @@ http {
     });
     clearInterval(timer);
     console.log(`  ${samples.map((s) => s.toFixed(0)).join(' ')}  (peak ${status(fastPid, 'VmHWM').toFixed(0)})`);
+  }
+}
+
+/** With BENCH_BASELINE: each relay against the baseline's same mode, round by round (median of the rounds). */
+function printBaselineRatios(results: ReadonlyMap<string, readonly WrkResult[]>): void {
+  const modes = (['fast', 'durable'] as const).filter((mode) => results.has(`baseline (${mode})`));
+  if (modes.length === 0) return;
+  console.log('\nthis checkout against the baseline, round by round (median of the rounds)');
+  for (const mode of modes) {
+    const ours = results.get(`relay (${mode})`) ?? [];
+    const theirs = results.get(`baseline (${mode})`) ?? [];
+    const ratio = (pick: (r: WrkResult) => number) =>
+      median(ours.map((r, i) => pick(r) / pick(theirs[i] ?? ({} as WrkResult)))).toFixed(3);
+    console.log(
+      `  relay (${mode}) × baseline (${mode}): envelopes/s ${ratio((r) => r.rps)}, p99 ${ratio((r) => r.p99)}, CPU/env ${ratio((r) => r.cpuUs)} (user ${ratio((r) => r.userUs)})`,
+    );
   }
 }
 

@@ -120,9 +120,11 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   const outcomes = new OutcomeAggregator<Target>();
   const sendOutcomes = async () => {
     for (const { target, bytes } of outcomes.take()) {
-      await delivery.accept({ ...target, headers: {}, body: bytes, acceptedAt: Date.now() }).catch((error: unknown) => {
+      try {
+        await delivery.accept({ ...target, headers: {}, body: bytes, acceptedAt: Date.now() });
+      } catch (error) {
         app.log.warn({ err: error }, 'could not queue a client report');
-      });
+      }
     }
   };
   const outcomeTimer = setInterval(() => void sendOutcomes(), config.upstream.clientReportIntervalMs);

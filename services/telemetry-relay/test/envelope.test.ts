@@ -194,6 +194,29 @@ describe('parseEnvelope: malformed input says what and where', () => {
   });
 });
 
+describe('parseEnvelope: item header lines seen before', () => {
+  it('parses a repeated line to the same header each time, and refuses a refused one each time', () => {
+    const event = `${H}\n{"type":"event"}\n{}`;
+    expect(parse(event).items[0]?.header).toEqual({ type: 'event' });
+    expect(parse(event).items[0]?.header).toEqual({ type: 'event' });
+    expect(parse(`${H}\n{"type":"attachment","length":2}\nab`).items[0]?.header).toEqual({
+      type: 'attachment',
+      length: 2,
+    });
+    const twice = `${H}\n{"type":"event","type":"event"}\n{}`;
+    expect(refusal(() => parse(twice))).toEqual([400, expect.stringMatching(/"type" appears more than once/)]);
+    expect(refusal(() => parse(twice))).toEqual([400, expect.stringMatching(/"type" appears more than once/)]);
+  });
+
+  it('keeps parsing right past the number of lines it remembers', () => {
+    for (let i = 0; i < 600; i++) {
+      const line = `{"type":"attachment","filename":"f${i}"}`;
+      expect(parse(`${H}\n${line}\n{}`).items[0]?.header).toEqual({ type: 'attachment', filename: `f${i}` });
+    }
+    expect(parse(`${H}\n{"type":"event"}\n{}`).items[0]?.header).toEqual({ type: 'event' });
+  });
+});
+
 describe('parseEnvelopeHeader: the header line alone, before the body has arrived', () => {
   it('returns the header, and parseEnvelope takes it instead of parsing the line again', () => {
     const line = Buffer.from(H);
@@ -208,6 +231,8 @@ describe('parseEnvelopeHeader: the header line alone, before the body has arrive
     ['not UTF-8', Buffer.from([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), 400, /not valid UTF-8/],
     ['a lone surrogate', Buffer.from('{"x":"\\ud800"}'), 400, /half of a surrogate pair/],
     ['128 levels', Buffer.from(`{"trace":${'['.repeat(127)}${']'.repeat(127)}}`), 400, /deeper than 127 levels/],
+    // The depth check reads a broken `\u` escape as exceedsDepth does: its string ends at the next quote.
+    ['a broken \\u escape, then 128 levels', Buffer.from(`{"a":"\\u",${'['.repeat(128)}`), 400, /deeper than 127/],
     ['dsn not a string', Buffer.from('{"dsn":42}'), 400, /"dsn" must be a string, got 42/],
     ['version 7.0', Buffer.from('{"version":7.0}'), 400, /"version" must be written as an integer, got 7.0/],
   ])('refuses a header line %s', (_name, line, status, detail) => {

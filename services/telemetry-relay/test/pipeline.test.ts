@@ -34,6 +34,14 @@ describe('authorize', () => {
     expect(authorize({ dsn: 'https://key:secret@O1.ingest.sentry.io/42' }).dsn.key).toBe(DSN);
   });
 
+  it('decides each envelope by its own DSN when allowed and refused ones alternate or repeat', () => {
+    const other = 'https://other@o1.ingest.sentry.io/42';
+    for (const text of [DSN, DSN, other, other, DSN, other, DSN]) {
+      if (text === DSN) expect(authorize({ dsn: text }).project).toBe('42');
+      else expect(caught(() => authorize({ dsn: text }))?.code).toBe('dsn_not_allowed');
+    }
+  });
+
   it.each([
     ['no dsn', {}, 400, 'missing_dsn', /has no "dsn"/],
     ['a dsn that is not a string', { dsn: 42 }, 403, 'invalid_dsn', /must be a string/],

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { CLOSE_BRACE, CR } from './bytes.ts';
 import { type FieldRules, fieldProblem } from './header-fields.ts';
-import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from './json-depth.ts';
+import { RELAY_MAX_JSON_DEPTH } from './json-depth.ts';
 import { type JsonScan, members, scanJson } from './json-scan.ts';
 
 /**
@@ -17,8 +17,9 @@ export function readHeader(
   end: number,
   rules: FieldRules,
 ): Record<string, unknown> | string {
-  // A line shorter than the limit cannot open that many levels (most item header lines).
-  if (end - start > RELAY_MAX_JSON_DEPTH && exceedsDepth(bytes, start, end, RELAY_MAX_JSON_DEPTH)) {
+  // One pass before JSON.parse: hostile nesting is refused before the parser spends time on it.
+  const scan = scanJson(bytes, start, end, SCAN, RELAY_MAX_JSON_DEPTH);
+  if (scan.tooDeep) {
     return `nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`;
   }
   const text = bytes.toString('utf8', start, end);
@@ -36,7 +37,6 @@ export function readHeader(
       : 'has whitespace after its JSON object (Sentry refuses it)';
   }
   const object = header as Record<string, unknown>;
-  const scan = scanJson(bytes, start, end, SCAN);
   if (scan.nonAscii && !isUtf8(bytes.subarray(start, end))) return 'is not valid UTF-8';
   if (scan.loneSurrogate) return 'a \\u escape encodes half of a surrogate pair (Sentry refuses it)';
   let listed: ReturnType<typeof members> | undefined;
@@ -55,7 +55,7 @@ export function readHeader(
 }
 
 /** Reused: readHeader is synchronous, and its result is read before it is called again. */
-const SCAN: JsonScan = { members: 0, loneSurrogate: false, nonIntegerNumber: false, nonAscii: false };
+const SCAN: JsonScan = { tooDeep: false, members: 0, loneSurrogate: false, nonIntegerNumber: false, nonAscii: false };
 
 function keyCount(object: object): number {
   let count = 0;

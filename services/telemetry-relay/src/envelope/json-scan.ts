@@ -11,11 +11,14 @@ import {
   ZERO,
 } from './bytes.ts';
 
-// What JSON.parse lets through in a header line but Relay's serde_json does not — a key given twice, half a surrogate
-// pair in a `\u` escape, an integer written as `2.0`, `2e0` or `-0`, invalid UTF-8 — found in one pass without
-// allocating (`scanJson`); the rare lines it flags are looked at again with `members`.
+// What JSON.parse lets through in a header line but Relay's serde_json does not — nesting deeper than serde_json's limit,
+// a key given twice, half a surrogate pair in a `\u` escape, an integer written as `2.0`, `2e0` or `-0`, invalid
+// UTF-8 — found in one pass without allocating (`scanJson`), before JSON.parse (so hostile nesting never reaches it);
+// the rare lines it flags are looked at again with `members`.
 
 export interface JsonScan {
+  /** More than `maxDepth` arrays/objects open inside one another (the scan stopped there); as `exceedsDepth` says. */
+  tooDeep: boolean;
   /** Members of the outermost object, counted as written (a key given twice counts twice). */
   members: number;
   /** A `\u` escape encodes half of a surrogate pair (serde_json refuses such a string, JSON.parse does not). */
@@ -26,13 +29,19 @@ export interface JsonScan {
   nonAscii: boolean;
 }
 
-/** Scans JSON text that JSON.parse has accepted; writes into and returns `out`. */
-export function scanJson(bytes: Uint8Array, start: number, end: number, out: JsonScan): JsonScan {
+/**
+ * Scans JSON text; writes into and returns `out`. `tooDeep` holds for any text; the other fields mean something only
+ * for text JSON.parse accepts. Strings end where `exceedsDepth` ends them, so both agree on the depth of any text.
+ */
+export function scanJson(bytes: Uint8Array, start: number, end: number, out: JsonScan, maxDepth: number): JsonScan {
+  out.tooDeep = false;
   out.members = 0;
   out.loneSurrogate = false;
   out.nonIntegerNumber = false;
   out.nonAscii = false;
   let depth = 0;
+  /** Closed more than it opened: invalid, and (as in exceedsDepth) no longer checked for depth. */
+  let unbalanced = false;
   let i = start;
   while (i < end) {
     const byte = bytes[i] as number;
@@ -41,9 +50,14 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, out: Jso
     } else if (byte === MINUS || (byte >= ZERO && byte <= NINE)) {
       i = skipNumber(bytes, i, end, out);
     } else {
-      if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
-      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
-      else if (byte === COLON && depth === 1) out.members++;
+      if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+        if (++depth > maxDepth && !unbalanced) {
+          out.tooDeep = true;
+          return out;
+        }
+      } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        if (--depth < 0) unbalanced = true;
+      } else if (byte === COLON && depth === 1) out.members++;
       else if (byte >= 0x80) out.nonAscii = true;
       i++;
     }
@@ -57,8 +71,12 @@ function skipString(bytes: Uint8Array, i: number, end: number, out: JsonScan): n
   while (i < end) {
     const byte = bytes[i];
     if (byte === QUOTE) break;
-    if (byte === BACKSLASH && bytes[i + 1] === 0x75 /* u */) {
+    if (byte === BACKSLASH && bytes[i + 1] === 0x75 /* u */ && i + 6 <= end) {
       const unit = hex4(bytes, i + 2);
+      if (unit < 0) {
+        i += 2; // not an escape JSON.parse accepts: the string goes on as exceedsDepth reads it
+        continue;
+      }
       if (unit >= 0xdc00 && unit <= 0xdfff) {
         if (!highPending) out.loneSurrogate = true;
         highPending = false;
@@ -92,11 +110,17 @@ function skipNumber(bytes: Uint8Array, i: number, end: number, out: JsonScan): n
   return i;
 }
 
+/** The four hex digits at `at` as a number, or -1 when they are not four hex digits. */
 function hex4(bytes: Uint8Array, at: number): number {
   let value = 0;
   for (let k = at; k < at + 4; k++) {
     const c = bytes[k] ?? 0;
-    const digit = c <= NINE ? c - ZERO : (c | 0x20) - 0x57; // 'a' - 10
+    const lower = c | 0x20;
+    let digit: number;
+    if (c >= ZERO && c <= NINE) digit = c - ZERO;
+    else if (lower >= 0x61 && lower <= 0x66)
+      digit = lower - 0x57; // 'a' - 10
+    else return -1;
     value = value * 16 + digit;
   }
   return value;

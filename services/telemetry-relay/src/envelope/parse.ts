@@ -89,17 +89,18 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: Envel
     if (headerTotal > maxTotal) {
       throw new RelayError('too_large', `the envelope's header lines add up to more than ${maxTotal} bytes`);
     }
-    const where = `item ${number} header (offset ${start})`;
-    const itemHeader = readHeader(bytes, start, end, ITEM_HEADER_FIELDS);
-    if (typeof itemHeader === 'string') throw malformed(`${where}: ${itemHeader}`);
+    const itemHeader = readItemHeader(bytes, start, end);
+    if (typeof itemHeader === 'string') throw malformed(`item ${number} header (offset ${start}): ${itemHeader}`);
     const type = itemHeader.type;
-    if (typeof type !== 'string') throw malformed(`${where}: "type" is missing`);
+    if (typeof type !== 'string') throw malformed(`item ${number} header (offset ${start}): "type" is missing`);
     if (INTERNAL_ITEM_TYPES.has(type)) {
-      throw malformed(`${where}: type "${type}" is internal to Sentry's relays; Sentry refuses it from clients`);
+      throw malformed(
+        `item ${number} header (offset ${start}): type "${type}" is internal to Sentry's relays; Sentry refuses it from clients`,
+      );
     }
 
     const payloadStart = Math.min(end + 1, bytes.length);
-    const payloadEnd = payloadEndOf(bytes, payloadStart, itemHeader.length, number, where);
+    const payloadEnd = payloadEndOf(bytes, payloadStart, itemHeader.length, number, start);
     const payloadLength = payloadEnd - payloadStart;
     if (EVENT_LIKE.has(type) && payloadLength > limits.maxEventItemBytes) {
       throw new RelayError(
@@ -119,7 +120,7 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: Envel
 }
 
 /** Where the payload starting at `start` ends: after `length` bytes (then "\n" or the end), else at the next "\n". */
-function payloadEndOf(bytes: Buffer, start: number, length: unknown, number: number, where: string): number {
+function payloadEndOf(bytes: Buffer, start: number, length: unknown, number: number, headerAt: number): number {
   if (typeof length !== 'number') {
     const newline = bytes.indexOf(NEWLINE, start);
     return newline === -1 ? bytes.length : newline;
@@ -127,13 +128,35 @@ function payloadEndOf(bytes: Buffer, start: number, length: unknown, number: num
   const end = start + length;
   if (end > bytes.length) {
     throw malformed(
-      `${where}: declares length ${length} but only ${bytes.length - start} bytes remain at offset ${start}`,
+      `item ${number} header (offset ${headerAt}): declares length ${length} but only ${bytes.length - start} bytes remain at offset ${start}`,
     );
   }
   if (end < bytes.length && bytes[end] !== NEWLINE) {
     throw malformed(`item ${number}: expected a newline or the end after its ${length}-byte payload, at offset ${end}`);
   }
   return end;
+}
+
+/**
+ * Short item header lines repeat across envelopes (`{"type":"event"}`, `{"type":"session"}` …): what a line parses to
+ * is kept by its bytes, so most items skip JSON.parse and the checks. Lines that are refused are not kept; the table
+ * starts over when full, so hostile lines only cost the misses.
+ */
+const ITEM_HEADER_CACHE_LINE_BYTES = 64;
+const ITEM_HEADER_CACHE_SIZE = 256;
+const itemHeaders = new Map<string, Readonly<Record<string, unknown>>>();
+
+function readItemHeader(bytes: Buffer, start: number, end: number): Readonly<Record<string, unknown>> | string {
+  if (end - start > ITEM_HEADER_CACHE_LINE_BYTES) return readHeader(bytes, start, end, ITEM_HEADER_FIELDS);
+  // latin1 maps every byte to one character: equal keys are equal bytes, whatever the encoding.
+  const key = bytes.toString('latin1', start, end);
+  const known = itemHeaders.get(key);
+  if (known) return known;
+  const header = readHeader(bytes, start, end, ITEM_HEADER_FIELDS);
+  if (typeof header === 'string') return header;
+  if (itemHeaders.size >= ITEM_HEADER_CACHE_SIZE) itemHeaders.clear();
+  itemHeaders.set(key, Object.freeze(header));
+  return header;
 }
 
 /** Index of the first byte at or after `from` that is not JSON whitespace (space, tab, CR, LF). */

@@ -24,13 +24,14 @@ export interface StageOptions {
   outcomes: OutcomeAggregator<Target>;
 }
 
+/** The answer's body, once the envelope is safe: at once in fast mode, after the spool's commit in durable mode. */
 export type EnvelopeStages = (
   req: IncomingMessage,
   res: ServerResponse,
   ip: string,
   envelope: Envelope,
   authorized: Authorized,
-) => Promise<string>;
+) => string | Promise<string>;
 
 export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const { config, metrics, rateLimits, delivery, outcomes } = options;
@@ -47,13 +48,13 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     }
     return target;
   };
-  return async (
+  return (
     req: IncomingMessage,
     res: ServerResponse,
     ip: string,
     envelope: Envelope,
     authorized: Authorized,
-  ): Promise<string> => {
+  ): string | Promise<string> => {
     const { dsn, project } = authorized;
     const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
 
@@ -74,6 +75,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
       limited.discarded.length === 0 ? filtered.discarded : [...limited.discarded, ...filtered.discarded];
     const target = targetOf(authorized);
     let items: EnvelopeItem[] = filtered.items;
+    let safe: Promise<void> | undefined;
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.
       if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
@@ -83,17 +85,21 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
         items = [...items, clientReportItem(discarded)];
         bytes = serializeEnvelope(envelope, items);
       }
-      await delivery.accept({
+      safe = delivery.accept({
         ...target,
         headers: identityHeaders(ip, req.headers),
         body: bytes,
         acceptedAt: Date.now(),
       });
     }
-    accepted(project).inc();
-    if (limited.droppedTypes.length > 0) {
-      for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
-    }
-    return eventId ? `{"id":"${eventId}"}` : '{}';
+    const answer = () => {
+      accepted(project).inc();
+      if (limited.droppedTypes.length > 0) {
+        for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
+      }
+      return eventId ? `{"id":"${eventId}"}` : '{}';
+    };
+    // Fast mode holds the envelope in memory already: answered in this turn, without a promise.
+    return safe === undefined ? answer() : safe.then(answer);
   };
 }

@@ -50,28 +50,6 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
   const received = counting(metrics.received)();
   const deliverEnvelope = createEnvelopeStages(options);
 
-  /** Reads the body within the client's share of the memory budget, authorizing its header line on arrival. */
-  const handle = async (req: IncomingMessage, res: ServerResponse, ip: string): Promise<string> => {
-    let header: EnvelopeHeader | undefined;
-    let authorized: Authorized | undefined;
-    const hold = shares.hold(ip);
-    try {
-      const body = await readBody(req, req.headers, bodyLimits, {
-        hold,
-        onHeaderLine(line) {
-          header = parseEnvelopeHeader(line, config.limits);
-          authorized = authorize(header);
-        },
-      });
-      if (body.length === 0 || !header || !authorized) {
-        throw new RelayError('empty', 'the body is empty; expected a Sentry envelope');
-      }
-      return await deliverEnvelope(req, res, ip, parseEnvelope(body, config.limits, header), authorized);
-    } finally {
-      hold.release();
-    }
-  };
-
   const send = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -107,30 +85,53 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     }
     const started = performance.now();
     const ip = clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], config.trustedProxyHops);
-    handle(req, res, ip).then(
-      (body) => {
-        send(req, res, 200, body);
-        if (requests++ % config.logSampleEvery === 0) {
-          log.info(
-            {
-              requestId,
-              ms: Math.round((performance.now() - started) * 100) / 100,
-              sampleOneIn: config.logSampleEvery,
-            },
-            'envelope accepted',
-          );
-        }
+    // The body is read within the client's share of the memory budget, released once the envelope is safe.
+    const hold = shares.hold(ip);
+    let header: EnvelopeHeader | undefined;
+    let authorized: Authorized | undefined;
+    const answered = (body: string) => {
+      hold.release();
+      send(req, res, 200, body);
+      if (requests++ % config.logSampleEvery === 0) {
+        log.info(
+          {
+            requestId,
+            ms: Math.round((performance.now() - started) * 100) / 100,
+            sampleOneIn: config.logSampleEvery,
+          },
+          'envelope accepted',
+        );
+      }
+    };
+    const failed = (error: unknown) => {
+      hold.release();
+      if (error instanceof RelayError) {
+        refused(req, res, error, requestId);
+        return;
+      }
+      metrics.rejected.inc({ reason: 'internal' });
+      log.error({ requestId, err: error }, 'tunnel request failed');
+      // No Retry-After on a 5xx: the SDK would stop sending everything for that long.
+      send(req, res, 500, '{"error":"internal","detail":"the relay failed to handle this envelope"}');
+    };
+    readBody(req, req.headers, bodyLimits, {
+      hold,
+      onHeaderLine(line) {
+        header = parseEnvelopeHeader(line, config.limits);
+        authorized = authorize(header);
       },
-      (error: unknown) => {
-        if (error instanceof RelayError) {
-          refused(req, res, error, requestId);
-          return;
+    }).then((body) => {
+      try {
+        if (body.length === 0 || !header || !authorized) {
+          throw new RelayError('empty', 'the body is empty; expected a Sentry envelope');
         }
-        metrics.rejected.inc({ reason: 'internal' });
-        log.error({ requestId, err: error }, 'tunnel request failed');
-        // No Retry-After on a 5xx: the SDK would stop sending everything for that long.
-        send(req, res, 500, '{"error":"internal","detail":"the relay failed to handle this envelope"}');
-      },
-    );
+        // A string when the envelope is safe at once (fast mode): answered in this turn, no promise per stage.
+        const answer = deliverEnvelope(req, res, ip, parseEnvelope(body, config.limits, header), authorized);
+        if (typeof answer === 'string') answered(answer);
+        else answer.then(answered, failed);
+      } catch (error) {
+        failed(error);
+      }
+    }, failed);
   };
 }

@@ -37,8 +37,11 @@ export interface DeliveryOptions {
 }
 
 export interface Delivery {
-  /** Resolves once the envelope is safe by the mode's promise; throws RelayError('spool_full') when full. */
-  accept(entry: Omit<SpoolEntry, 'attempts'>): Promise<void>;
+  /**
+   * Makes the envelope safe by the mode's promise: returns once it is (fast mode, held in memory), or a promise that
+   * resolves once it is (committed to the spool). Throws RelayError('spool_full') when full, ('draining') when closing.
+   */
+  accept(entry: Omit<SpoolEntry, 'attempts'>): Promise<void> | undefined;
   /** Envelopes held in memory (fast mode) not yet delivered or spooled. */
   readonly memoryCount: number;
   /** Stops taking work, waits up to `timeoutMs` for sends in flight, spools what is still in memory. */
@@ -116,6 +119,19 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     memoryOnlyCount--;
   };
 
+  /**
+   * Fast mode's accepted envelopes are started once per turn of the event loop, after every answer of that turn is
+   * written: the sends go out together, not one between two answers.
+   */
+  let pumpScheduled = false;
+  const pumpAfterTurn = () => {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      pump();
+    });
+  };
   /** Starts accepted envelopes, then due spool rows, within the concurrency (one probe while upstream is down). */
   const pump = () => {
     if (closing) return;
@@ -156,6 +172,24 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
   };
 
+  /** Commits an accepted envelope to the spool; when it is to be sent now, its row stays leased meanwhile. */
+  const spoolFirst = async (entry: SpoolEntry, sendNow: boolean): Promise<void> => {
+    const job: Job = { entry, id: undefined, charge: sendNow ? entry.body.length : 0, memoryOnly: false };
+    try {
+      job.id = await writer.write(entry, sendNow);
+    } catch (error) {
+      release(job);
+      throw error;
+    }
+    if (!sendNow) return;
+    // Shutdown came while the row was written: it stays leased on disk and is due at the next start.
+    if (closing) release(job);
+    else {
+      waiting.push(job);
+      pump();
+    }
+  };
+
   const replayTimer = setInterval(pump, REPLAY_TICK_MS);
   replayTimer.unref();
   const expireTimer = setInterval(() => {
@@ -167,7 +201,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     get memoryCount() {
       return memoryOnlyCount;
     },
-    async accept(partial) {
+    accept(partial) {
       if (closing) throw new RelayError('draining', 'the relay is shutting down; retry on another instance');
       const entry: SpoolEntry = { ...partial, attempts: 0 };
       const size = entry.body.length;
@@ -184,28 +218,16 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       const sendNow = outage.healthy && heldBytes + size <= options.maxMemoryBytes && budget.take(size);
       if (sendNow) heldBytes += size;
       if (mode === 'fast' && sendNow) {
+        // Safe by fast mode's promise already: no promise to wait for (the tunnel answers in the same turn).
         const job: Job = { entry, id: undefined, charge: size, memoryOnly: true };
         memoryJobs.add(job);
         memoryOnlyBytes += size;
         memoryOnlyCount++;
         waiting.push(job);
-        pump();
-        return;
+        pumpAfterTurn();
+        return undefined;
       }
-      const job: Job = { entry, id: undefined, charge: sendNow ? size : 0, memoryOnly: false };
-      try {
-        job.id = await writer.write(entry, sendNow);
-      } catch (error) {
-        release(job);
-        throw error;
-      }
-      if (!sendNow) return;
-      // Shutdown came while the row was written: it stays leased on disk and is due at the next start.
-      if (closing) release(job);
-      else {
-        waiting.push(job);
-        pump();
-      }
+      return spoolFirst(entry, sendNow);
     },
     async close(timeoutMs) {
       closing = true;
