@@ -8,6 +8,7 @@ import { runToExit, type ServiceProcess, spawnService } from '@app/test-kit';
 import { GenericContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
+import { BASE_IMAGE } from './support/containers.ts';
 
 const services = {
   web: fileURLToPath(new URL('../services/web/src/main.ts', import.meta.url)),
@@ -66,8 +67,8 @@ describe('toolchain', () => {
     }
   });
 
-  it('runs the locally built node:24-bookworm-slim image with Testcontainers', async () => {
-    const container = await new GenericContainer('node:24-bookworm-slim').withCommand(['sleep', 'infinity']).start();
+  it('runs the locally built base image with Testcontainers', async () => {
+    const container = await new GenericContainer(BASE_IMAGE).withCommand(['sleep', 'infinity']).start();
     try {
       const { exitCode, output } = await container.exec([
         'node',

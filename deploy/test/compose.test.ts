@@ -8,7 +8,7 @@ const run = promisify(execFile);
 
 interface ComposeService {
   image?: string;
-  build?: { context: string; dockerfile: string };
+  build?: { context: string; dockerfile: string; args?: Record<string, string> };
   environment?: Record<string, string | null>;
   healthcheck?: { test?: string[] };
   depends_on?: Record<string, { condition: string }>;
@@ -55,6 +55,14 @@ describe('docker-compose.yml', () => {
       viewer: 'deploy/viewer/Dockerfile',
     });
     for (const [name, s] of Object.entries(services)) expect(s.pull_policy ?? 'missing', name).not.toBe('always');
+  });
+
+  it('builds on the local base image (setup builds it; nothing is pulled), or the one NODE_IMAGE names', async () => {
+    for (const [name, s] of Object.entries(services)) {
+      expect(s.build?.args?.NODE_IMAGE, name).toBe('localhost/ssr-telemetry/node:24-bookworm-slim');
+    }
+    const official = await composeConfig({ NODE_IMAGE: 'node:24-bookworm-slim' });
+    for (const s of Object.values(official.services)) expect(s.build?.args?.NODE_IMAGE).toBe('node:24-bookworm-slim');
   });
 
   it('health-checks every service with node (the images have no shell or curl)', () => {

@@ -5,8 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from './support/manifests.ts';
 
 const dockerfiles = ['services/web/Dockerfile', 'services/telemetry-relay/Dockerfile', 'deploy/viewer/Dockerfile'];
-// `${NODE_IMAGE}` is the Dockerfiles' ARG (default node:24-bookworm-slim, checked below), written literally.
-const localBaseImages = new Set(['node:24-bookworm-slim', 'scratch', ['$', '{NODE_IMAGE}'].join('')]);
+// `${NODE_IMAGE}` is the Dockerfiles' ARG (default node:24-bookworm-slim, checked below), written literally: no stage
+// names a base of its own, so what builds here (NODE_IMAGE=the local base) and a CI that pulls differ only there.
+const allowedBases = new Set(['scratch', ['$', '{NODE_IMAGE}'].join('')]);
+/** The name scripts/machine/setup.sh builds the local base under; everything that builds here passes it. */
+const LOCAL_BASE = 'localhost/ssr-telemetry/node:24-bookworm-slim';
 
 interface Stage {
   from: string;
@@ -31,9 +34,9 @@ describe.each(dockerfiles)('%s', (path) => {
   const all = stages(text);
   const final = all.at(-1) as Stage;
 
-  it('builds on Docker 20.10 without a registry: local bases only, no syntax line, heredoc, COPY --link or --pull', () => {
+  it('builds on Docker 20.10 without a registry: the base from NODE_IMAGE only, no syntax line, heredoc, COPY --link or --pull', () => {
     const names = new Set(all.map((s) => s.name));
-    for (const stage of all) expect(localBaseImages.has(stage.from) || names.has(stage.from), stage.from).toBe(true);
+    for (const stage of all) expect(allowedBases.has(stage.from) || names.has(stage.from), stage.from).toBe(true);
     expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
     expect(text).not.toMatch(/^#\s*syntax=/m);
     expect(text).not.toMatch(/<<-?\s*['"]?\w+/);
@@ -79,6 +82,30 @@ describe.each(dockerfiles)('%s', (path) => {
       expect(labels).toContain(`${key}="\${${arg}}"`);
     }
   });
+});
+
+describe('the base image', () => {
+  it('is built by setup under its own name, never the official one it would shadow', () => {
+    const setup = readFileSync(`${repoRoot}scripts/machine/setup.sh`, 'utf8');
+    const make = readFileSync(`${repoRoot}scripts/machine/make-base-image.sh`, 'utf8');
+    expect(setup).toContain(`docker image inspect ${LOCAL_BASE} `);
+    expect(make).toMatch(/^LOCAL=localhost\/ssr-telemetry$/m);
+    for (const line of make.split('\n').filter((l) => /docker (build|import|tag)/.test(l))) {
+      expect(line).not.toMatch(/ -t "?node:| - "?debian:| "?debian:bookworm-slim"? *$/);
+    }
+  });
+
+  it.each(['e2e/support/containers.ts', 'scripts/release/images.ts'])(
+    '%s passes the local base to every build as NODE_IMAGE',
+    (path) => {
+      const text = readFileSync(`${repoRoot}${path}`, 'utf8');
+      expect(text).toContain(`process.env.NODE_IMAGE || '${LOCAL_BASE}'`);
+      // One NODE_IMAGE argument per `docker build` the file runs.
+      const builds = text.match(/'build', '-q'/g) ?? [];
+      expect(builds.length, path).toBeGreaterThan(0);
+      expect(text.match(/NODE_IMAGE=\$\{BASE_IMAGE\}|NODE_IMAGE: BASE_IMAGE,/g) ?? []).toHaveLength(builds.length);
+    },
+  );
 });
 
 describe('workspace manifests in the service Dockerfiles', () => {

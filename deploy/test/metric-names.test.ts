@@ -18,6 +18,8 @@ const clusterMetrics: Record<string, string> = {
   container_cpu_usage_seconds_total: 'cAdvisor (kubelet)',
   container_memory_working_set_bytes: 'cAdvisor (kubelet)',
   kube_pod_info: 'kube-state-metrics',
+  kube_persistentvolumeclaim_info: 'kube-state-metrics',
+  kube_pod_spec_volumes_persistentvolumeclaims_info: 'kube-state-metrics',
   kube_horizontalpodautoscaler_status_current_replicas: 'kube-state-metrics',
 };
 

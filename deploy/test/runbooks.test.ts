@@ -2,7 +2,6 @@
 // runbook section in docs/runbook.md through the overlay's one RUNBOOK_BASE_URL parameter.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { k8sDir, type Overlay, overlays, renderOverlay, repoRoot } from './support/manifests.ts';
 
 interface Rule {
@@ -11,13 +10,13 @@ interface Rule {
   annotations?: Record<string, string>;
 }
 
-/** A value of the overlay's ssr-telemetry-parameters (its configMapGenerator merge). */
+/** A value the overlay's operator sets (operator.env, merged into ssr-telemetry-parameters). */
 function parameter(overlay: Overlay, name: string): string | undefined {
-  const kustomization = parse(readFileSync(`${k8sDir}overlays/${overlay}/kustomization.yaml`, 'utf8')) as {
-    configMapGenerator?: { name: string; literals?: string[] }[];
-  };
-  const literals = kustomization.configMapGenerator?.find((g) => g.name === 'ssr-telemetry-parameters')?.literals;
-  return literals?.find((l) => l.startsWith(`${name}=`))?.slice(name.length + 1);
+  const text = readFileSync(`${k8sDir}overlays/${overlay}/operator.env`, 'utf8');
+  return text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
 }
 
 const anchors = new Set(

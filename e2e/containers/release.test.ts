@@ -1,9 +1,10 @@
 // `npm run release` end to end against a real registry on loopback (Debian's docker-registry): both images built,
 // labelled and pushed under both tags, an SBOM per image, and a copy of the prod overlay pinned to the digests the
 // registry serves — checked through the registry's HTTP API, skopeo and `kubectl kustomize`. The checkout's own
-// overlay is never touched (the release edits a copy).
+// overlay is never touched (the release edits a copy, with the operator's values set: the release refuses
+// placeholders, which the last test checks on the shipped values).
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { type SentryApiFake, startSentryApiFake } from '@app/test-kit';
@@ -15,6 +16,18 @@ import { type LocalRegistry, startRegistry } from '../support/registry.ts';
 const run = promisify(execFile);
 const services = ['web', 'telemetry-relay'] as const;
 const PROD = 'deploy/k8s/overlays/prod/kustomization.yaml';
+/** An operator's values for the copy of the prod overlay (overlays/prod/operator.env lists what each is). */
+const OPERATOR_ENV = [
+  'HOST=shop.acme.io',
+  'GATEWAY_NAME=shared-gateway',
+  'GATEWAY_NAMESPACE=gateway-system',
+  'GATEWAY_LISTENER=https',
+  'GATEWAY_PROXY_NAMESPACE=envoy-gateway-system',
+  'RUNBOOK_BASE_URL=https://git.acme.io/ops/ssr-telemetry/blob/main/docs/runbook.md',
+  'SENTRY_INTAKE_CIDR=34.120.195.0/24',
+  'SENTRY_DSN=https://0123abcd@o4507.ingest.de.sentry.io/42',
+  'ALLOWED_DSNS=https://0123abcd@o4507.ingest.de.sentry.io/42',
+].join('\n');
 
 interface BomComponent {
   group?: string;
@@ -63,6 +76,7 @@ beforeAll(async () => {
   sentry = await startSentryApiFake();
   work = mkdtempSync(`${tmpdir()}/release-`);
   cpSync(`${repoRoot}deploy/k8s`, `${work}/k8s`, { recursive: true });
+  writeFileSync(`${work}/k8s/overlays/prod/operator.env`, `${OPERATOR_ENV}\n`);
   prodBefore = readFileSync(`${repoRoot}${PROD}`, 'utf8');
   revision = (await run('git', ['rev-parse', 'HEAD'], { cwd: repoRoot })).stdout.trim();
   const { stdout } = await run('npm', ['run', '--silent', 'release'], {
@@ -175,5 +189,29 @@ describe('npm run release', () => {
 
   it('leaves the checkout’s prod overlay as it was', () => {
     expect(readFileSync(`${repoRoot}${PROD}`, 'utf8')).toBe(prodBefore);
+  });
+
+  it('checked the pinned overlay, and refuses one with placeholders before building, naming each (exit 2)', async () => {
+    expect(output).toMatch(/deploy:check \S+overlays\/prod: no placeholders in the \d+ rendered objects/);
+    const shipped = `${work}/shipped`;
+    cpSync(`${repoRoot}deploy/k8s`, shipped, { recursive: true });
+    const refused = await run('npm', ['run', '--silent', 'release'], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        REGISTRY: 'registry.example.com/ssr-telemetry',
+        RELEASE_OVERLAY: `${shipped}/overlays/prod`,
+        RELEASE_ALLOW_DIRTY: '1',
+      },
+    }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(refused.code).toBe(2);
+    for (const name of ['HOST', 'RUNBOOK_BASE_URL', 'SENTRY_INTAKE_CIDR', 'SENTRY_DSN', 'ALLOWED_DSNS', 'REGISTRY']) {
+      expect(refused.stderr).toMatch(new RegExp(`^  ${name}=`, 'm'));
+    }
+    expect(refused.stdout).not.toContain('building');
+    expect(refused.stderr).not.toContain('containers.0.image');
   });
 });

@@ -18,6 +18,11 @@ const dockerfiles: Record<ImageName, string> = {
 /** The tag the suites (and the compose smoke test, via IMAGE_TAG) use; E2E_IMAGE_TAG keeps checkouts apart. */
 export const E2E_TAG = process.env.E2E_IMAGE_TAG || 'e2e';
 export const imageRef = (name: ImageName) => `ssr-telemetry/${name}:${E2E_TAG}`;
+/**
+ * The base the Dockerfiles build FROM (their NODE_IMAGE argument; default the official node:24-bookworm-slim): the
+ * one scripts/machine/setup.sh builds under its own name, unless NODE_IMAGE names another.
+ */
+export const BASE_IMAGE = process.env.NODE_IMAGE || 'localhost/ssr-telemetry/node:24-bookworm-slim';
 
 /** Runs the docker CLI; throws with its output on failure. */
 export async function docker(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<string> {
@@ -53,10 +58,11 @@ export async function buildImage(name: ImageName): Promise<string> {
   ensureBuildCa();
   const started = Date.now();
   await docker(
-    ['build', '-q', '-f', dockerfiles[name], '--build-arg', `RELEASE=${E2E_TAG}`, '-t', imageRef(name), '.'],
-    {
-      env: { ...process.env, DOCKER_BUILDKIT: '0' },
-    },
+    [
+      ...['build', '-q', '-f', dockerfiles[name], '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`],
+      ...['--build-arg', `RELEASE=${E2E_TAG}`, '-t', imageRef(name), '.'],
+    ],
+    { env: { ...process.env, DOCKER_BUILDKIT: '0' } },
   );
   const size = Number(await docker(['image', 'inspect', '-f', '{{.Size}}', imageRef(name)]));
   process.stdout.write(`image ${imageRef(name)}: ${(size / 1e6).toFixed(0)} MB, built in ${Date.now() - started} ms\n`);
@@ -98,7 +104,7 @@ export interface CaptureContainer {
 
 /** The local Sentry stand-in (packages/test-kit capture server) in a container of our base image. */
 export async function startCapture(network: StartedNetwork, alias = 'capture'): Promise<CaptureContainer> {
-  const container = await new GenericContainer('node:24-bookworm-slim')
+  const container = await new GenericContainer(BASE_IMAGE)
     .withNetwork(network)
     .withNetworkAliases(alias)
     .withCopyDirectoriesToContainer([{ source: `${repoRoot}packages/test-kit/src`, target: '/capture/src' }])

@@ -2,7 +2,8 @@
 # Installs and starts what the tests need beyond Node and npm, when it is missing: Docker engine (Debian's docker.io),
 # docker compose v2, kubectl and promtool (extracted from Debian trixie's packages: bookworm's are too old or
 # missing), debootstrap, Chromium, docker-registry and skopeo (the release suite), wrk (the web benchmarks), and the
-# locally built base image node:24-bookworm-slim (nothing can be pulled from a registry here).
+# locally built base image localhost/ssr-telemetry/node:24-bookworm-slim (nothing can be pulled from a registry here;
+# its own name, so the official node:24-bookworm-slim is never shadowed).
 # Idempotent and quick when everything is there. Needs root (or passwordless sudo) for what it installs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -62,7 +63,10 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start; see /tmp/dockerd.log" >&2; exit 1; }
 fi
 
-if ! docker image inspect node:24-bookworm-slim >/dev/null 2>&1; then
-  echo "setup: building base image node:24-bookworm-slim (about a minute)" >&2
+# Everything that builds here passes it as NODE_IMAGE (docs/deploy.md, "Images"). A machine set up before it had its
+# own name has node:24-bookworm-slim from this script instead: it is built again under the new name (the old tag is
+# left alone; `docker rmi node:24-bookworm-slim` removes it).
+if ! docker image inspect localhost/ssr-telemetry/node:24-bookworm-slim >/dev/null 2>&1; then
+  echo "setup: building base image localhost/ssr-telemetry/node:24-bookworm-slim (about a minute)" >&2
   as_root "$root/scripts/machine/make-base-image.sh"
 fi

@@ -5,6 +5,11 @@ import { promisify } from 'node:util';
 import { ReleaseError, type ServiceRelease } from './plan.ts';
 
 const run = promisify(execFile);
+/**
+ * The Dockerfiles' NODE_IMAGE: the base scripts/machine/setup.sh builds here under its own name, unless NODE_IMAGE
+ * names another (a CI that can pull sets node:24-bookworm-slim, the Dockerfiles' default).
+ */
+export const BASE_IMAGE = process.env.NODE_IMAGE || 'localhost/ssr-telemetry/node:24-bookworm-slim';
 
 /** The Dockerfiles' default SOURCE label unless the root package.json names a repository. */
 export interface BuildContext {
@@ -41,7 +46,12 @@ function provideBuildCa(root: string): void {
 export async function buildImage(context: BuildContext, image: ServiceRelease): Promise<void> {
   provideBuildCa(context.root);
   const args = ['build', '-q', '-f', image.dockerfile];
-  const buildArgs = { VERSION: image.version, RELEASE: image.release, REVISION: context.revision };
+  const buildArgs = {
+    NODE_IMAGE: BASE_IMAGE,
+    VERSION: image.version,
+    RELEASE: image.release,
+    REVISION: context.revision,
+  };
   for (const [key, value] of Object.entries(buildArgs)) args.push('--build-arg', `${key}=${value}`);
   if (context.source) args.push('--build-arg', `SOURCE=${context.source}`);
   for (const tag of image.tags) args.push('-t', `${image.repository}:${tag}`);
@@ -80,7 +90,8 @@ export async function extractStage(
   to: string,
 ) {
   const tag = `${image.repository}:${stage}-${context.revision.slice(0, 12)}`;
-  await docker(context, ['build', '-q', '-f', image.dockerfile, '--target', stage, '-t', tag, '.']);
+  const base = ['--build-arg', `NODE_IMAGE=${BASE_IMAGE}`];
+  await docker(context, ['build', '-q', '-f', image.dockerfile, ...base, '--target', stage, '-t', tag, '.']);
   // The stage is FROM scratch: no command, so one is named for `create`; the container never runs.
   const container = await docker(context, ['create', tag, 'none']);
   try {

@@ -113,10 +113,10 @@ describe('the alerts', () => {
     },
   );
 
-  it.each(['base/platform', 'overlays/dev', 'overlays/prod'])(
+  it.each(['base/platform/kustomization.yaml', 'overlays/dev/operator.env', 'overlays/prod/operator.env'])(
     'take their runbook base from %s: RUNBOOK_BASE_URL is docs/runbook.md',
-    (folder) => {
-      const kustomization = readFileSync(join(root, 'deploy/k8s', folder, 'kustomization.yaml'), 'utf8');
+    (file) => {
+      const kustomization = readFileSync(join(root, 'deploy/k8s', file), 'utf8');
       expect(kustomization).toMatch(new RegExp(`RUNBOOK_BASE_URL=https://\\S+/blob/main/${runbook}\\n`));
     },
   );
