@@ -103,7 +103,7 @@ describe('route code timeout', () => {
 
     await page.clock.runFor(300);
     await expect.poll(() => isSameDocument(page).catch(() => false), { timeout: 10_000 }).toBe(false);
-    expect(new URL(page.url()).pathname).toBe('/catalog');
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/catalog');
     await expect.poll(() => page.textContent('main h1')).toBe('Catalog');
   });
 });
