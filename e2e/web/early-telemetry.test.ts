@@ -5,7 +5,7 @@
 import type { CapturedEnvelope } from '@app/test-kit';
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { waitForHydration } from '../support/browser.ts';
+import { waitForHydration, waitForSentry } from '../support/browser.ts';
 import { exceptionValue, fromBrowser, itemOf, telemetrySuite } from '../support/telemetry-stack.ts';
 
 const SDK_CHUNK = /\/assets\/sentry-sdk-[\w-]+\.js$/;
@@ -95,5 +95,44 @@ describe('before the Sentry SDK has arrived', () => {
     await expect.poll(() => updates().map((s) => s.status), { timeout: 20_000 }).toContain('exited');
     expect(updates().map((s) => s.status)).not.toContain('crashed');
     expect(updates().filter((s) => s.init)).toHaveLength(1);
+  });
+
+  it('lets the SDK continue the session a hidden tab sent, when the tab comes back: one visit, one session', async () => {
+    const page = await suite.browser.newPage();
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(SDK_CHUNK, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto(`${suite.stack.web.url}/catalog`);
+    await waitForHydration(page);
+    // The tab is hidden (the visitor switched tabs) and shown again before the SDK is there.
+    const setVisibility = (state: 'hidden' | 'visible') =>
+      page.evaluate((value) => {
+        Object.defineProperty(document, 'visibilityState', { value, configurable: true });
+        document.dispatchEvent(new Event('visibilitychange', { bubbles: true })); // as the browser fires it
+      }, state);
+    await setVisibility('hidden');
+    const early = sessionOf(await suite.stack.capture.waitFor((e) => sessionOf(e)?.init === true, 20_000));
+    expect(early).toMatchObject({ status: 'ok', errors: 0 });
+    await setVisibility('visible');
+
+    release();
+    await waitForSentry(page);
+    await page.evaluate(() => {
+      setTimeout(() => {
+        throw new Error('after the SDK took over the session');
+      });
+    });
+    await expect
+      .poll(() => sessions().filter((s) => s.sid === early?.sid && s.status === 'crashed'), { timeout: 20_000 })
+      .toHaveLength(1);
+    // The SDK's own updates carry the early session's id, and none of them starts a session of its own.
+    expect(sessions().filter((s) => s.init)).toHaveLength(1);
+    expect(new Set(sessions().map((s) => s.sid))).toEqual(new Set([early?.sid]));
+    await page.close();
   });
 });
