@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
@@ -5,6 +6,7 @@ import { precompress } from './build/precompress.ts';
 import { debugIdSourcemaps } from './build/sourcemaps.ts';
 
 const repositoryRoot = resolve(import.meta.dirname, '../..');
+const sentryVersion = createRequire(import.meta.url)('@sentry/core/package.json').version as string;
 
 // One config, two builds: `vite build` (browser: hashed chunks with Sentry Debug IDs + manifest in dist/client, their
 // hidden source maps in dist/sourcemaps) and `vite build --ssr` (the server bundle in dist/server: main.js, and
@@ -12,8 +14,9 @@ const repositoryRoot = resolve(import.meta.dirname, '../..');
 export default defineConfig(({ isSsrBuild }) => ({
   // The browser build also writes .br and .gz beside each asset (served as they are, see server/static-assets.ts).
   plugins: isSsrBuild ? [react()] : [react(), debugIdSourcemaps(), precompress()],
-  // Sentry's documented tree-shaking flags: no debug logging code in the bundle.
-  define: { __SENTRY_DEBUG__: 'false' },
+  // Sentry's documented tree-shaking flags: no debug logging code in the bundle. The SDK's version for the envelopes
+  // a page sends without it (client/early-send.ts), so the entry needs none of its code.
+  define: { __SENTRY_DEBUG__: 'false', __SENTRY_SDK_VERSION__: JSON.stringify(sentryVersion) },
   build: isSsrBuild
     ? {
         outDir: 'dist/server',

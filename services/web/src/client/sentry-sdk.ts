@@ -1,51 +1,87 @@
-// The Sentry browser SDK's own chunk, imported at idle time after the page's load (telemetry.ts): nothing of it is on
-// the critical path.
+// The Sentry browser SDK's own chunk, imported at idle time after the page's load, or at once at the page's first
+// error (telemetry.ts): nothing of it is on the critical path.
 // Set up late, it still reports the whole load: the pageload transaction starts at the navigation's time origin and
-// takes its spans and web vitals from the buffered performance timeline; errors from before are replayed.
-import { captureException, captureReactException, wrapCreateBrowserRouter } from '@sentry/react';
+// takes its spans and web vitals from the buffered performance timeline; errors and breadcrumbs from before are
+// taken from the inline queues (framework/early-errors.ts), and a session a page already sent without the SDK
+// (early-send.ts) is continued rather than counted twice.
+import { type Breadcrumb, updateSession } from '@sentry/core';
+import {
+  addBreadcrumb,
+  captureException,
+  captureReactException,
+  getClient,
+  getIsolationScope,
+  wrapCreateBrowserRouter,
+} from '@sentry/react';
 import type { DataRouter } from 'react-router';
 import type { ClientConfig } from '../framework/client-config.ts';
-import { takeEarlyErrors } from '../framework/early-errors.ts';
+import { stopEarlyCapture, takeEarlyErrors } from '../framework/early-errors.ts';
+import type { EarlySession, Report } from './early-send.ts';
 import { traceNavigations } from './navigation-tracing.ts';
 import { initSentry, laterIntegrations } from './sentry.ts';
 
-export { captureException };
-
-/** React's root error hooks, as @sentry/react's reactErrorHandler with a callback reports them (handled). */
-export function captureReactError(error: unknown, componentStack: string | undefined): void {
-  captureReactException(
-    error,
-    { componentStack: componentStack ?? '' },
-    { mechanism: { handled: true, type: 'auto.function.react.error_handler' } },
-  );
+/**
+ * A report that waited for the SDK. A crash (the failure behind the client error screen, or one React could not
+ * catch) is unhandled and crashes the session; anything else is a handled error (decision 014).
+ */
+export function captureReport({ error, crash, componentStack, tags }: Report): void {
+  const context = tags ? { captureContext: { tags } } : {};
+  if (componentStack !== undefined) {
+    // As @sentry/react's reactErrorHandler reports React's root error hooks, with `handled` saying what happened.
+    const mechanism = { handled: !crash, type: 'auto.function.react.error_handler' };
+    captureReactException(error, { componentStack }, { mechanism, ...context });
+  } else if (crash) {
+    captureException(error, { mechanism: { handled: false, type: 'auto.browser.error_screen' }, ...context });
+  } else {
+    captureException(error, tags ? { tags } : undefined);
+  }
 }
 
 /**
- * Starts the SDK for an already hydrated router, a slice of setup per `pause()` (see sentry.ts): the pageload
- * transaction is named by the route pattern (as when the router is created through wrapCreateBrowserRouter) and
- * navigations get transactions, also one that started the load (it waits for the SDK, see start.tsx).
+ * The first slice: the client (global handlers, breadcrumbs, the session) and what the inline queue recorded before
+ * it. False when Sentry is off.
  */
-export async function startSentry(
-  config: ClientConfig['sentry'],
-  router: DataRouter,
-  pause: () => Promise<void>,
-): Promise<void> {
+export function startClient(config: ClientConfig['sentry'], earlier: EarlySession | undefined): boolean {
   const client = initSentry(config);
-  // Same task as the global handlers' setup: from here on errors reach the SDK, none twice.
-  const early = takeEarlyErrors(window);
-  if (!client) return;
-  for (const integrations of laterIntegrations()) {
-    await pause();
-    for (const integration of integrations) client.addIntegration(integration);
+  // Same task as the SDK's handlers and recorders: from here on they see everything, nothing twice.
+  const breadcrumbs = stopEarlyCapture(window);
+  if (!client) return false;
+  for (const breadcrumb of breadcrumbs) addBreadcrumb(breadcrumb as Breadcrumb);
+  const session = getIsolationScope().getSession();
+  if (earlier && session) {
+    updateSession(session, { sid: earlier.sid, init: false, started: earlier.started, errors: earlier.errors });
+    if (earlier.status !== 'ok') updateSession(session, { status: earlier.status });
   }
-  await pause();
-  wrapCreateBrowserRouter(() => router)(router.routes as never);
-  traceNavigations(router);
-  // Through the handlers the SDK installed, so each is reported as if it had been seen live (once: the inline
-  // listeners are gone); after tracing, as before, so they belong to the pageload's trace.
-  for (const event of early) {
+  return true;
+}
+
+/**
+ * Through the handlers the SDK installed, so each early error is reported as if it had been seen live (once: taken
+ * from the queue). Called after tracing, so they belong to the pageload's trace, or at once when the page is hidden.
+ */
+export function replayEarlyErrors(): void {
+  for (const event of takeEarlyErrors(window)) {
     if (event instanceof ErrorEvent)
       window.onerror?.(event.message, event.filename, event.lineno, event.colno, event.error);
     else window.onunhandledrejection?.call(window, event);
   }
+}
+
+/**
+ * The later slices, one per `pause()`, for an already hydrated router: tracing (the pageload transaction is named
+ * by the route pattern, as when the router is created through wrapCreateBrowserRouter) and navigations, also one
+ * that started the load (it waits for the SDK, see start.tsx); then the early errors.
+ */
+export async function finishSetup(router: DataRouter | undefined, pause: () => Promise<void>): Promise<void> {
+  if (router) {
+    const client = getClient();
+    for (const integrations of laterIntegrations()) {
+      await pause();
+      for (const integration of integrations) client?.addIntegration(integration);
+    }
+    await pause();
+    wrapCreateBrowserRouter(() => router)(router.routes as never);
+    traceNavigations(router);
+  }
+  replayEarlyErrors();
 }

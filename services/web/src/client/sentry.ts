@@ -34,8 +34,8 @@ import { trackPageSession } from './page-session.ts';
 
 /**
  * Set up in slices (sentry-sdk.ts): first the client with what reports an error as it should (handlers, filters, the
- * event's context, the session), then what records the page (breadcrumbs, console) and then tracing, added one by
- * one, so that no single task is long.
+ * event's context, the session) and what records the page (breadcrumbs, console: in the same task as the global
+ * handlers, so the inline recorders of framework/early-errors.ts hand over without a gap), then tracing.
  */
 export function initSentry(config: ClientConfig['sentry']): BrowserClient | undefined {
   if (!config.dsn) return undefined;
@@ -64,6 +64,8 @@ export function initSentry(config: ClientConfig['sentry']): BrowserClient | unde
       httpContextIntegration(),
       cultureContextIntegration(),
       browserSessionIntegration(),
+      breadcrumbsIntegration(),
+      consoleIntegration(),
     ],
   };
   // What @sentry/react's init adds: the SDK name (events say sentry.javascript.react) and the React context.
@@ -79,7 +81,6 @@ export function initSentry(config: ClientConfig['sentry']): BrowserClient | unde
 /** Added to the client after initSentry, each in its own slice (tracing last: it starts the pageload transaction). */
 export function laterIntegrations(): Integration[][] {
   return [
-    [breadcrumbsIntegration(), consoleIntegration()],
     [
       reactRouterBrowserTracingIntegration({
         useEffect,

@@ -15,13 +15,23 @@ import { routeTable, views } from '../app/route-table.ts';
 import '../app/styles.css';
 import { readClientConfig } from '../framework/client-config.ts';
 import { buildClientRoutes } from '../framework/client-routes.ts';
+import { ErrorScreenShown } from '../framework/error-screens.tsx';
 import { enabledRoutes, flattenRoutes } from '../framework/route-table.ts';
 import { createDataStrategy } from './data-strategy.ts';
 import { reviveDeferredHydration } from './deferred-data.ts';
 import { idleSlices, nextTask } from './idle.ts';
 import { createRouteCode } from './lazy-route.ts';
 import { createPrefetcher } from './prefetch.ts';
-import { captureException, loadSentryWhenIdle, reportReactError, sentrySettled } from './telemetry.ts';
+import {
+  captureException,
+  errorScreenShown,
+  loadSentryWhenIdle,
+  noRouter,
+  reportReactError,
+  reportUncaughtReactError,
+  sentrySettled,
+  startTelemetry,
+} from './telemetry.ts';
 
 declare global {
   interface Window {
@@ -59,7 +69,7 @@ function HydrationMark({ router }: { router: DataRouter }) {
     window.__appHydrated = true;
     // The SDK and then the feedback widget (which needs its client) are their own chunks, loaded once the page is
     // interactive.
-    void loadSentryWhenIdle(config.sentry, router).then(async (sdk) => {
+    void loadSentryWhenIdle(router).then(async (sdk) => {
       if (!sdk) return;
       await idleSlices.next();
       (await import('./feedback.ts')).addFeedbackWidget(config.styleNonce);
@@ -75,6 +85,7 @@ const SENTRY_WAIT_MS = 1_000;
 const afterFirstPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 export async function start(): Promise<void> {
+  startTelemetry(config.sentry);
   // Routes' code starts loading at once (it is preloaded anyway); hydration waits for the first paint.
   const routesReady = resolveInitialRoutes(routes);
   routesReady.catch(() => {}); // handled below, after the paint
@@ -84,6 +95,7 @@ export async function start(): Promise<void> {
   } catch (error) {
     // Never reload here (that could loop): the server-rendered page keeps working with plain links and forms.
     console.warn('[router] route code did not load; the page stays server-rendered', error);
+    noRouter();
     return;
   }
   reviveDeferredHydration();
@@ -102,19 +114,21 @@ export async function start(): Promise<void> {
   startTransition(() => {
     hydrateRoot(
       container,
-      <>
+      <ErrorScreenShown.Provider value={errorScreenShown}>
         <RouterProvider
           router={router}
           onError={(error, info) => {
-            // Render errors reach onCaughtError below; server failures and 404s were handled by the server.
+            // Render errors reach onCaughtError below; server failures and 404s were handled by the server; an error
+            // in the router's state is shown by the route's error screen, which reports it (as a crash).
             if (info.errorInfo || isRouteErrorResponse(error)) return;
+            if (Object.values(router.state.errors ?? {}).includes(error)) return;
             captureException(error, { route: info.pattern });
           }}
         />
         <HydrationMark router={router} />
-      </>,
+      </ErrorScreenShown.Provider>,
       {
-        onUncaughtError: reportReactError,
+        onUncaughtError: reportUncaughtReactError,
         onCaughtError: reportReactError,
         onRecoverableError: reportReactError,
       },

@@ -1,13 +1,28 @@
-// Errors before the Sentry SDK arrives (it loads after hydration): a tiny inline script in the head, run before any
-// module, keeps uncaught errors and unhandled rejections in a bounded queue; the SDK replays them once it is set up,
-// as Sentry's own Loader Script does. Shared by the server (which writes the script) and the client (which drains it).
+// Errors and breadcrumbs before the Sentry SDK arrives (it loads after hydration): a small inline script in the head,
+// run before any module, keeps uncaught errors and unhandled rejections, and the breadcrumbs the SDK would have
+// recorded (console lines, clicks, fetches, history changes), in bounded queues. The SDK takes both once it is set up
+// (client/sentry-sdk.ts), as Sentry's own Loader Script does; a page hidden before that sends them without it
+// (client/early-send.ts). Shared by the server (which writes the script) and the client (which drains it).
 
 /** At most this many early errors are kept: a page that keeps throwing must not grow the queue without limit. */
 const EARLY_ERRORS_MAX = 30;
+/** The last this many breadcrumbs are kept, as the SDK keeps them (maxBreadcrumbs, framework/timing.ts). */
+const EARLY_BREADCRUMBS_MAX = 100;
+
+/** A breadcrumb in the SDK's shape; `timestamp` in seconds since the epoch. */
+export interface EarlyBreadcrumb {
+  timestamp: number;
+  category: string;
+  level?: string;
+  type?: string;
+  message?: string;
+  data?: Record<string, unknown>;
+}
 
 export interface EarlyErrors {
   events: Array<ErrorEvent | PromiseRejectionEvent>;
-  /** Removes the listeners; the queue stays as it is. */
+  breadcrumbs: EarlyBreadcrumb[];
+  /** Stops recording (errors and breadcrumbs alike); the queues stay as they are. */
   stop(): void;
 }
 
@@ -17,18 +32,28 @@ declare global {
   }
 }
 
-/** The inline script's body (no `</script` inside, nothing to escape). */
-export const EARLY_ERRORS_SCRIPT =
-  '(function(w){var q=[],f=function(e){q.length<' +
-  EARLY_ERRORS_MAX +
-  "&&q.push(e)};w.addEventListener('error',f);w.addEventListener('unhandledrejection',f);" +
-  "w.__earlyErrors={events:q,stop:function(){w.removeEventListener('error',f);w.removeEventListener('unhandledrejection',f)}}})(window)";
+// The inline script's body (no `</script` inside, nothing to escape). Wrappers stay in place after stop() (the SDK's
+// own wrap them) and only stop recording.
+export const EARLY_ERRORS_SCRIPT = `(function(w){var q=[],b=[],s=1,h=w.history,C=w.console,F=w.fetch,P=h.pushState,
+a=function(x){s&&(b.length<${EARLY_BREADCRUMBS_MAX}||b.shift(),x.timestamp=Date.now()/1e3,b.push(x))},
+f=function(e){s&&q.length<${EARLY_ERRORS_MAX}&&q.push(e)},n=function(t){a({category:'navigation',data:{from:location.pathname,to:String(t)}})};
+['debug','info','warn','error','log'].forEach(function(l){var o=C[l];C[l]=function(){a({category:'console',level:l=='warn'?'warning':l,message:[].join.call(arguments,' ')});return o.apply(C,arguments)}});
+w.fetch=function(i,o){var d={method:(o&&o.method||'GET').toUpperCase(),url:String(i&&i.url||i)},r=function(x){a({category:'fetch',type:'http',data:d,level:x?'info':'error'})};
+return F.apply(w,arguments).then(function(x){d.status_code=x.status;r(x);return x},function(e){r();throw e})};
+h.pushState=function(d,u,t){t&&n(t);return P.apply(h,arguments)};
+w.addEventListener('click',function(e){var t=e.target;t&&t.tagName&&a({category:'ui.click',message:t.tagName.toLowerCase()+(t.id?'#'+t.id:'')+(t.className&&t.className.split?'.'+t.className.trim().split(/\\s+/).join('.'):'')})},!0);
+w.addEventListener('error',f);w.addEventListener('unhandledrejection',f);
+w.__earlyErrors={events:q,breadcrumbs:b,stop:function(){s=0}}})(window)`.replace(/\n/g, '');
 
-/** Stops the inline listeners and hands over what they queued (empty when the script was not on the page). */
-export function takeEarlyErrors(win: Window): EarlyErrors['events'] {
+/** Stops the inline recorders and hands over the breadcrumbs (empty when the script was not on the page). */
+export function stopEarlyCapture(win: Window): EarlyBreadcrumb[] {
   const early = win.__earlyErrors;
   if (!early) return [];
   early.stop();
-  delete win.__earlyErrors;
-  return early.events;
+  return early.breadcrumbs.splice(0);
+}
+
+/** Takes the queued early errors (each is taken once: by the SDK's replay, or by a send without it). */
+export function takeEarlyErrors(win: Window): EarlyErrors['events'] {
+  return win.__earlyErrors?.events.splice(0) ?? [];
 }

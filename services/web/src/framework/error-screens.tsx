@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { createContext, type ReactNode, useContext, useLayoutEffect } from 'react';
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 import { CLIENT_ERROR_TEXT, digestOf, SERVER_ERROR_TEXT } from './page-data-protocol.ts';
 
@@ -23,7 +23,7 @@ export function errorScreenTitle(error: unknown): string {
  */
 export function RouteErrorBoundary() {
   const error = useRouteError();
-  if (!isRouteErrorResponse(error)) return <ClientErrorScreen />;
+  if (!isRouteErrorResponse(error)) return <ClientErrorScreen error={error} />;
   if (error.status === 404) return <NotFoundScreen />;
   if (error.status === 503) return <UnavailableScreen />;
   if (error.status >= 500) return <ServerErrorScreen digest={digestOf(error)} />;
@@ -77,7 +77,16 @@ export function UnavailableScreen() {
   );
 }
 
-export function ClientErrorScreen() {
+/**
+ * Told of the failure behind each client error screen as it is shown: that screen means the page failed, which the
+ * browser reports as a crash (decision 014). The browser entry provides it; the server renders without it.
+ */
+export const ErrorScreenShown = createContext<((error: unknown) => void) | undefined>(undefined);
+
+export function ClientErrorScreen({ error }: { error?: unknown }) {
+  const shown = useContext(ErrorScreenShown);
+  // A layout effect: it runs in the same commit as React's onCaughtError for the same error (client/telemetry.ts).
+  useLayoutEffect(() => shown?.(error), [shown, error]);
   return <AlertScreen title={ERROR_TITLE} heading={CLIENT_ERROR_TEXT} />;
 }
 

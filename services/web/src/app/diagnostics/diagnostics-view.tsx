@@ -7,6 +7,10 @@ import { FAILURES } from './failures.ts';
 export function Component() {
   const { failure, deferred } = useLoaderData() as DiagnosticsData;
   const [explode, setExplode] = useState(false);
+  // Rendered on the server, thrown by the browser as it hydrates (the release-health suites close the page at once).
+  if (failure === 'hydration-error' && typeof document !== 'undefined') {
+    throw new Error('diagnostics: hydration failure (browser only)');
+  }
   if (failure === 'render-error' || explode) {
     throw new Error(`diagnostics: render failure (secret-internal-detail, ${failure})`);
   }

@@ -3,6 +3,7 @@ export const FAILURES = [
   'server-error',
   'render-error',
   'client-error',
+  'hydration-error',
   'ignored-error',
   'deferred-error',
   'unavailable',
