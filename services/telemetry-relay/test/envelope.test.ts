@@ -319,13 +319,20 @@ describe('DSN', () => {
     ['https://key@o1.ingest.sentry.io/42', 'https://key@o1.ingest.sentry.io/42', '42', 443],
     ['http://key:secret@LOCALHOST:9000/sentry/7', 'http://key@localhost:9000/sentry/7', '7', 9000],
     ['http://k%C3%A9y@[::1]/1', 'http://k%C3%A9y@[::1]/1', '1', 80],
-    ['https://ké@h/1', 'https://k%C3%A9@h/1', '1', 443],
   ])('parses %s', (text, key, project, port) => {
     const dsn = parseDsn(text);
     expect(typeof dsn === 'object' && [dsn.key, dsn.projectId, dsn.port]).toEqual([key, project, port]);
   });
   it.each([
-    ['not a url', 'is not a URL'],
+    ['nonsense', 'is not a URL'],
+    ['not a url', 'must be printable ASCII without spaces or control characters'],
+    ['https://ké@h/1', 'must be printable ASCII without spaces or control characters'],
+    ['https://k\u0001@h/1', 'must be printable ASCII without spaces or control characters'],
+    [`https://${'a'.repeat(510)}@h/1`, 'is 522 characters long; a DSN has at most 512'],
+    [
+      `https://${'<'.repeat(22)}@h/1`,
+      "has a public key of 66 characters (URL-escaped); Sentry's keys are 32, at most 64 are accepted",
+    ],
     ['ftp://k@h/1', 'must use http or https'],
     ['https://h/1', 'has no public key'],
     ['https://k@h/abc', 'must end with a numeric project id'],

@@ -80,7 +80,7 @@ describe('authorize', () => {
     expect(caught(() => both({ dsn: 'http://key@127.0.0.1:8969/1' }))?.code).toBe('dsn_not_allowed');
   });
 
-  it('remembers recently used DSNs only: a flood of junk DSNs evicts the idle ones, not the one in use', () => {
+  it('keeps only accepted DSNs: a flood of refused ones leaves the decisions in use alone', () => {
     const authorizeAgain = createAuthorizer({
       allowedDsns: [dsn(DSN), dsn('https://idle@o1.ingest.sentry.io/7')],
       loopbackPorts: [],
@@ -94,9 +94,24 @@ describe('authorize', () => {
       if (i % 100 === 0) expect(authorizeAgain({ dsn: DSN })).toBe(busy); // a hit: the same decision object
     }
     expect(authorizeAgain({ dsn: DSN })).toBe(busy);
-    const again = authorizeAgain({ dsn: 'https://idle@o1.ingest.sentry.io/7' });
-    expect(again).not.toBe(idle); // evicted, decided afresh
-    expect(again).toEqual(idle);
+    expect(authorizeAgain({ dsn: 'https://idle@o1.ingest.sentry.io/7' })).toBe(idle); // never evicted by refusals
+  });
+
+  it('decides every spelling of an allowed DSN once per normalized key, however many secrets a client tries', () => {
+    const authorizeAgain = createAuthorizer({ allowedDsns: [dsn(DSN)], loopbackPorts: [] });
+    const first = authorizeAgain({ dsn: DSN });
+    for (let i = 0; i < 3 * AUTHORIZE_CACHE_SIZE; i++) {
+      expect(authorizeAgain({ dsn: `https://key:secret${i}@O1.ingest.sentry.io/42` })).toBe(first);
+    }
+  });
+
+  it('refuses a 60 KB DSN before parsing it, and quotes none of it', () => {
+    const long = `https://${'<'.repeat(60_000)}@o0.ingest.example/2`;
+    const error = caught(() => authorize({ dsn: long }));
+    expect([error?.code, error?.message]).toEqual([
+      'invalid_dsn',
+      "the envelope header's dsn is 60028 characters long; a DSN has at most 512",
+    ]);
   });
 });
 
