@@ -192,6 +192,32 @@ describe('parseEnvelope: malformed input says what and where', () => {
     expect(timeBlock(() => (refused = refusal(() => parseEnvelope(body, hostile))))).toBeLessThan(50);
     expect(refused?.[1]).toMatch(/item 1 header .*deeper than 127 levels/);
   });
+
+  it.each([
+    ['event', 128, 400],
+    ['event', 127, 200],
+    ['transaction', 128, 400],
+    ['attachment', 128, 200], // bytes, not JSON: Relay does not parse attachments
+  ])('refuses a %s payload nested %i levels as Relay would (127 pass)', (type, depth, status) => {
+    const payload = `{"extra":{"a":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
+    const envelope = `${H}\n{"type":"${type}"}\n${payload}`;
+    const answer = refusal(() => parse(envelope));
+    if (status === 200) expect(answer).toBeUndefined();
+    else
+      expect(answer).toEqual([
+        400,
+        `item 1 (${type}) nests arrays/objects deeper than 127 levels (Sentry's parser refuses it)`,
+      ]);
+  });
+
+  it("refuses the issue's 400 000-level event payload (≈800 KB) within milliseconds", () => {
+    const payload = `{"extra":{"a":${'['.repeat(400_000)}${']'.repeat(400_000)}}}`;
+    const body = Buffer.from(`${H}\n{"type":"event"}\n${payload}`);
+    let refused: ReturnType<typeof refusal>;
+    const roomy = { ...limits, maxEventItemBytes: 1024 * 1024 };
+    expect(timeBlock(() => (refused = refusal(() => parseEnvelope(body, roomy))))).toBeLessThan(50);
+    expect(refused?.[1]).toMatch(/item 1 \(event\) nests .* deeper than 127 levels/);
+  });
 });
 
 describe('parseEnvelope: item header lines seen before', () => {

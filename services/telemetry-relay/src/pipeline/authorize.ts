@@ -60,7 +60,10 @@ export function createAuthorizer(options: AuthorizeOptions): (header: Readonly<R
   };
 
   const remember = (text: string, authorized: Authorized) => {
-    while (cache.size > 0 && (cache.size >= AUTHORIZE_CACHE_SIZE || cachedChars + text.length > AUTHORIZE_CACHE_CHARS)) {
+    while (
+      cache.size > 0 &&
+      (cache.size >= AUTHORIZE_CACHE_SIZE || cachedChars + text.length > AUTHORIZE_CACHE_CHARS)
+    ) {
       const oldest = cache.keys().next().value as string;
       cache.delete(oldest);
       cachedChars -= oldest.length;
