@@ -92,7 +92,9 @@ const securityPath = (query: Record<string, string>) =>
 const reportHeaders = { 'content-type': 'application/reports+json', ...forwarded };
 
 /** The request carrying `value` in `field`, `copies` times where the field is repeated per item or report. */
-function requestFor(field: Field, value: string, copies = 1): RawRequest {
+function requestFor(field: Field, text: string, copies = 1): RawRequest {
+  // A DSN-shaped value, so the text reaches the public key (which the URL parser escapes) rather than "not a URL".
+  const value = field.name === 'dsn' ? `https://${text}@o0.ingest.example/2` : text;
   const ordinary = event({}, ['{"type":"event"}', '{}']);
   switch (`${field.route} ${field.place}`) {
     case 'tunnel HTTP header':
