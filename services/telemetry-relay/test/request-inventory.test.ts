@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type CaptureServer, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
@@ -196,6 +197,17 @@ describe('every field a client chooses, at 64 KiB and 1000 times (request-invent
     expect(longest).toBeLessThanOrEqual(MAX_LOG_LINE_BYTES);
     await expect.poll(memoryHeld, { timeout: 5_000 }).toBe(0);
     expect(relay.logs.length).toBeGreaterThan(cases.length / 2); // the refusals were logged, so the check saw them
+  });
+});
+
+describe("README's table of what a client may send", () => {
+  it('lists every field of request-inventory.ts', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const missing = FIELDS.filter(
+      (field) =>
+        !readme.includes(`| ${field.route} | ${field.place} | \`${field.name}\`${field.multiplied ? ' ×' : ''} |`),
+    );
+    expect(missing.map((field) => `${field.route} ${field.place} ${field.name}`)).toEqual([]);
   });
 });
 
