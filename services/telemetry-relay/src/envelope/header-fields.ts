@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { quote } from '../errors.ts';
 import { isRelayTimestamp } from './rfc3339.ts';
 
 // The header keys Sentry's Relay reads into typed fields (`EnvelopeHeaders`, `RequestMeta`, `ItemHeaders`), with the
@@ -128,7 +127,7 @@ export function fieldProblem(
     if (rule.integer && typeof value === 'number') {
       const raw = rawValue(key);
       if (raw !== undefined && !/^(?:0|[1-9]\d*)$/.test(raw))
-        return `"${key}" must be written as an integer, got ${quote(raw, 40)}`;
+        return `"${key}" must be written as an integer, got ${raw.length > 40 ? `${raw.slice(0, 40)}… (${raw.length} characters)` : raw}`;
     }
   }
   return undefined;
