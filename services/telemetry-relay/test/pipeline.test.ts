@@ -311,6 +311,8 @@ describe('identity', () => {
     ['more hops than addresses: the farthest', '10.0.0.2', '203.0.113.5', 3, '203.0.113.5'],
     ['trusted hop but no header: the peer', '::ffff:10.0.0.2', undefined, 1, '10.0.0.2'],
     ['repeated headers', '10.0.0.2', ['198.51.100.66', '203.0.113.5'], 1, '203.0.113.5'],
+    ['a client-written entry that is no address: the peer', '10.0.0.2', '<'.repeat(15_000), 3, '10.0.0.2'],
+    ['an IPv6 address passes', '10.0.0.2', '2001:db8::1', 1, '2001:db8::1'],
   ])('%s', (_name, peer, header, hops, expected) => {
     expect(clientAddress(peer, header, hops)).toBe(expected);
   });
