@@ -34,12 +34,21 @@ import {
   expectCut,
   expectRefused,
   expectSurvived,
+  type Labelled,
   missingUpstream,
   report,
   type Survival,
   underAttack,
   watch,
 } from '../support/relay-under-attack.ts';
+import {
+  cspBatch,
+  expectBoundedText,
+  largestBody,
+  longDsnEnvelope,
+  longestLogLine,
+  sendCounted,
+} from '../support/string-attacks.ts';
 
 const MiB = 1024 * 1024;
 const pod = readRelayPod();
@@ -210,6 +219,58 @@ describe(`telemetry-relay container under hostile traffic (${pod.memoryBytes / M
     expect.soft(byLabel(unexpected), 'answers other than 200 or a 429/503 with Retry-After').toEqual({});
     expectSurvived(bounds, f);
   }, 90_000);
+
+  // Issue 24's attacker-sized strings: what a client chooses is bounded before it is cached, logged, echoed or copied.
+  const stringAttack = async (name: string, attack: () => Promise<Labelled[]>) => {
+    const since = Math.floor(Date.now() / 1000);
+    const f = await underAttack(arena, name, attack);
+    const longest = await longestLogLine(relay.container().getId(), since);
+    process.stdout.write(
+      `hostile: ${name}: largest answer ${largestBody(f.attacks)} B, longest log line ${longest} B\n`,
+    );
+    expectRefused(f.attacks);
+    expectSurvived(bounds, f);
+    expectBoundedText(f.attacks, longest);
+  };
+
+  it('long DSNs: 400 envelopes, 10 at a time, each with its own ≈60 KB DSN of "<" (≈24 MB in all)', async () => {
+    await stringAttack('long DSNs', () =>
+      sendCounted({ workers: 10, total: 400, timeoutMs: 10_000, windowMs: 60_000 }, (n) => ({
+        label: '60 KB DSN',
+        url: relay.tunnelUrl(),
+        body: longDsnEnvelope(n),
+      })),
+    );
+  }, 150_000);
+
+  it('CSP batches: 8 at once, 1000 reports each, with a 13.5 KB sentry_release of %01 or a valid one', async () => {
+    const security = (release: string) =>
+      `${relay.tunnelUrl()}/security?dsn=${encodeURIComponent(DSN)}&sentry_release=${release}`;
+    const batch = cspBatch(1000);
+    const requests = [
+      { label: '%01 release', url: security('%01'.repeat(4500)) },
+      { label: 'valid release', url: security('web%401.0.0') },
+    ];
+    await stringAttack('CSP batches', async () => {
+      const results: Labelled[] = [];
+      const end = Date.now() + ATTACK_WINDOW_MS;
+      // Eight workers, each alternating the two kinds, until the window ends.
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          for (let n = w; Date.now() < end; n++) {
+            const request = requests[n % requests.length] as (typeof requests)[number];
+            const batches = await sendCounted({ workers: 1, total: 1, timeoutMs: 20_000 }, () => ({
+              ...request,
+              body: batch,
+              headers: { 'content-type': 'application/reports+json', ...attackerAddress(w) },
+            }));
+            results.push(...batches);
+          }
+        }),
+      );
+      return results;
+    });
+  }, 120_000);
 
   it('outage: 26 envelopes with 20 MiB attachments spooled, a restart while upstream is down, then all delivered', async () => {
     const count = 26;

@@ -56,6 +56,8 @@ export interface Answer {
   detail?: string | undefined;
   retryAfter?: string | undefined;
   eventId?: string | undefined;
+  /** Bytes of the answer's body. */
+  bodyBytes?: number | undefined;
 }
 
 /** A request body fetch takes as it is (a Buffer over its own ArrayBuffer, as Node's builders return). */
@@ -88,6 +90,7 @@ export async function post(
       detail: typeof json.detail === 'string' ? json.detail : undefined,
       retryAfter: response.headers.get('retry-after') ?? undefined,
       eventId: typeof json.id === 'string' ? json.id : undefined,
+      bodyBytes: Buffer.byteLength(text),
     };
   } catch (error) {
     return { status: (error as Error).name === 'TimeoutError' ? 'timeout' : 'reset' };

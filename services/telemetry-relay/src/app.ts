@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServiceApp, type ServiceApp, serveAdminPort } from '@app/service-kit';
 import type { Config } from './config.ts';
+import { quote } from './errors.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
@@ -20,6 +21,9 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   // other route (health, readiness, metrics) goes through Fastify as in the other services.
   let tunnel: TunnelHandler | undefined;
   const { app, readiness } = await createServiceApp('telemetry-relay', config.server, {
+    // Fastify's request lines quote the URL and Host, up to Node's 16 KiB header limit: the routes log their own
+    // lines instead, sampled and without client text (issue 24).
+    skipRequestLog: () => true,
     fastify: {
       serverFactory: (fastifyHandler) => {
         // Fastify's own timeout options do not reach a server it did not create: they are set here.
@@ -150,6 +154,13 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     draining: () => readiness.draining,
     closing: () => closing,
   });
+
+  // Fastify's own 404 echoes the whole URL in its body and log line.
+  app.setNotFoundHandler((req, reply) =>
+    reply
+      .code(404)
+      .send({ error: 'not_found', detail: `no route for ${req.method} ${quote(req.url.split('?')[0] ?? '', 64)}` }),
+  );
 
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security.ts).
   await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });

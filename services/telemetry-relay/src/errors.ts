@@ -34,13 +34,25 @@ const STATUS: Record<RejectCode, number> = {
   draining: 503,
 };
 
+/** Longest detail a refusal carries (its body and its log line): a backstop behind `quote`. */
+export const MAX_DETAIL_CHARS = 1024;
+
+/**
+ * Client text as a refusal or a log line may quote it: JSON-escaped (no control characters or newlines reach a
+ * log), at most `max` characters of it, and how much was left out.
+ */
+export function quote(text: string, max = 48): string {
+  if (text.length <= max) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, max))}… (${text.length} characters)`;
+}
+
 /** A refusal answered with a 4xx (or 503) and `{"error": code, "detail": detail}`. */
 export class RelayError extends Error {
   readonly code: RejectCode;
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
   constructor(code: RejectCode, detail: string, headers: Record<string, string> = {}) {
-    super(detail);
+    super(detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS - 1)}…` : detail);
     this.name = 'RelayError';
     this.code = code;
     this.statusCode = STATUS[code];

@@ -192,6 +192,32 @@ describe('parseEnvelope: malformed input says what and where', () => {
     expect(timeBlock(() => (refused = refusal(() => parseEnvelope(body, hostile))))).toBeLessThan(50);
     expect(refused?.[1]).toMatch(/item 1 header .*deeper than 127 levels/);
   });
+
+  it.each([
+    ['event', 128, 400],
+    ['event', 127, 200],
+    ['transaction', 128, 400],
+    ['attachment', 128, 200], // bytes, not JSON: Relay does not parse attachments
+  ])('refuses a %s payload nested %i levels as Relay would (127 pass)', (type, depth, status) => {
+    const payload = `{"extra":{"a":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
+    const envelope = `${H}\n{"type":"${type}"}\n${payload}`;
+    const answer = refusal(() => parse(envelope));
+    if (status === 200) expect(answer).toBeUndefined();
+    else
+      expect(answer).toEqual([
+        400,
+        `item 1 (${type}) nests arrays/objects deeper than 127 levels (Sentry's parser refuses it)`,
+      ]);
+  });
+
+  it("refuses the issue's 400 000-level event payload (≈800 KB) within milliseconds", () => {
+    const payload = `{"extra":{"a":${'['.repeat(400_000)}${']'.repeat(400_000)}}}`;
+    const body = Buffer.from(`${H}\n{"type":"event"}\n${payload}`);
+    let refused: ReturnType<typeof refusal>;
+    const roomy = { ...limits, maxEventItemBytes: 1024 * 1024 };
+    expect(timeBlock(() => (refused = refusal(() => parseEnvelope(body, roomy))))).toBeLessThan(50);
+    expect(refused?.[1]).toMatch(/item 1 \(event\) nests .* deeper than 127 levels/);
+  });
 });
 
 describe('parseEnvelope: item header lines seen before', () => {
@@ -319,13 +345,20 @@ describe('DSN', () => {
     ['https://key@o1.ingest.sentry.io/42', 'https://key@o1.ingest.sentry.io/42', '42', 443],
     ['http://key:secret@LOCALHOST:9000/sentry/7', 'http://key@localhost:9000/sentry/7', '7', 9000],
     ['http://k%C3%A9y@[::1]/1', 'http://k%C3%A9y@[::1]/1', '1', 80],
-    ['https://ké@h/1', 'https://k%C3%A9@h/1', '1', 443],
   ])('parses %s', (text, key, project, port) => {
     const dsn = parseDsn(text);
     expect(typeof dsn === 'object' && [dsn.key, dsn.projectId, dsn.port]).toEqual([key, project, port]);
   });
   it.each([
-    ['not a url', 'is not a URL'],
+    ['nonsense', 'is not a URL'],
+    ['not a url', 'must be printable ASCII without spaces or control characters'],
+    ['https://ké@h/1', 'must be printable ASCII without spaces or control characters'],
+    ['https://k\u0001@h/1', 'must be printable ASCII without spaces or control characters'],
+    [`https://${'a'.repeat(510)}@h/1`, 'is 522 characters long; a DSN has at most 512'],
+    [
+      `https://${'<'.repeat(22)}@h/1`,
+      "has a public key of 66 characters (URL-escaped); Sentry's keys are 32, at most 64 are accepted",
+    ],
     ['ftp://k@h/1', 'must use http or https'],
     ['https://h/1', 'has no public key'],
     ['https://k@h/abc', 'must end with a numeric project id'],

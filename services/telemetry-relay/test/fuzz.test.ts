@@ -129,7 +129,7 @@ describe('fuzz', () => {
       'an event to be filtered, nested 128 deep',
       () => `{"dsn":"${dsn}"}\n{"type":"event"}\n{"message":"Script error.","x":${'['.repeat(127)}${']'.repeat(127)}}`,
       400,
-      /the event item at offset \d+ nests arrays\/objects deeper than 127 levels/,
+      /item 1 \(event\) nests arrays\/objects deeper than 127 levels/,
     ],
     ['CRLF line endings', () => `{"dsn":"${dsn}"}\r\n{"type":"event"}\r\n{}`, 400, /ends with "\\r"/],
   ])('answers %s with a 4xx and its reason', async (_name, body, status, detail) => {

@@ -80,7 +80,7 @@ describe('authorize', () => {
     expect(caught(() => both({ dsn: 'http://key@127.0.0.1:8969/1' }))?.code).toBe('dsn_not_allowed');
   });
 
-  it('remembers recently used DSNs only: a flood of junk DSNs evicts the idle ones, not the one in use', () => {
+  it('keeps only accepted DSNs: a flood of refused ones leaves the decisions in use alone', () => {
     const authorizeAgain = createAuthorizer({
       allowedDsns: [dsn(DSN), dsn('https://idle@o1.ingest.sentry.io/7')],
       loopbackPorts: [],
@@ -94,9 +94,24 @@ describe('authorize', () => {
       if (i % 100 === 0) expect(authorizeAgain({ dsn: DSN })).toBe(busy); // a hit: the same decision object
     }
     expect(authorizeAgain({ dsn: DSN })).toBe(busy);
-    const again = authorizeAgain({ dsn: 'https://idle@o1.ingest.sentry.io/7' });
-    expect(again).not.toBe(idle); // evicted, decided afresh
-    expect(again).toEqual(idle);
+    expect(authorizeAgain({ dsn: 'https://idle@o1.ingest.sentry.io/7' })).toBe(idle); // never evicted by refusals
+  });
+
+  it('decides every spelling of an allowed DSN once per normalized key, however many secrets a client tries', () => {
+    const authorizeAgain = createAuthorizer({ allowedDsns: [dsn(DSN)], loopbackPorts: [] });
+    const first = authorizeAgain({ dsn: DSN });
+    for (let i = 0; i < 3 * AUTHORIZE_CACHE_SIZE; i++) {
+      expect(authorizeAgain({ dsn: `https://key:secret${i}@O1.ingest.sentry.io/42` })).toBe(first);
+    }
+  });
+
+  it('refuses a 60 KB DSN before parsing it, and quotes none of it', () => {
+    const long = `https://${'<'.repeat(60_000)}@o0.ingest.example/2`;
+    const error = caught(() => authorize({ dsn: long }));
+    expect([error?.code, error?.message]).toEqual([
+      'invalid_dsn',
+      "the envelope header's dsn is 60028 characters long; a DSN has at most 512",
+    ]);
   });
 });
 
@@ -157,14 +172,30 @@ describe('filter', () => {
     ],
   ])('an event it would parse, nested %s', (_name, arrays, expected) => {
     const payload = `{"message":"Script error.","extra":${'['.repeat(arrays)}${']'.repeat(arrays)}}`;
-    const parsed = parse(envelope({ dsn: DSN }, [{ header: { type: 'event' }, payload }]));
+    const parsed = unparsed(payload);
     if (expected === 'dropped') expect(filter(parsed).items).toEqual([]);
     else expect(() => filter(parsed)).toThrow(expected);
   });
 
+  // parseEnvelope refuses event payloads nested deeper than Relay's limit (envelope.test.ts); the filter keeps its
+  // own check for envelopes made otherwise.
+  const unparsed = (payload: string) => {
+    const item = Buffer.from(payload);
+    const line = Buffer.from('{"type":"event"}');
+    const headerBytes = Buffer.from(JSON.stringify({ dsn: DSN }));
+    const bytes = Buffer.concat([headerBytes, Buffer.from('\n'), line, Buffer.from('\n'), item]);
+    const payloadView = bytes.subarray(bytes.length - item.length);
+    return {
+      bytes,
+      header: { dsn: DSN },
+      headerBytes,
+      items: [{ type: 'event', header: { type: 'event' }, headerBytes: line, payload: payloadView }],
+    };
+  };
+
   it('does not look at the nesting of an event it has no reason to parse', () => {
     const payload = `{"message":"fine","extra":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-    const parsed = parse(envelope({ dsn: DSN }, [{ header: { type: 'event' }, payload }]));
+    const parsed = unparsed(payload);
     expect(filter(parsed).items).toBe(parsed.items);
   });
 
@@ -280,6 +311,8 @@ describe('identity', () => {
     ['more hops than addresses: the farthest', '10.0.0.2', '203.0.113.5', 3, '203.0.113.5'],
     ['trusted hop but no header: the peer', '::ffff:10.0.0.2', undefined, 1, '10.0.0.2'],
     ['repeated headers', '10.0.0.2', ['198.51.100.66', '203.0.113.5'], 1, '203.0.113.5'],
+    ['a client-written entry that is no address: the peer', '10.0.0.2', '<'.repeat(15_000), 3, '10.0.0.2'],
+    ['an IPv6 address passes', '10.0.0.2', '2001:db8::1', 1, '2001:db8::1'],
   ])('%s', (_name, peer, header, hops, expected) => {
     expect(clientAddress(peer, header, hops)).toBe(expected);
   });

@@ -14,8 +14,24 @@ export interface Dsn {
   key: string;
 }
 
+/**
+ * A DSN is ≈100 characters (`https://<32 hex>@o<id>.ingest.<region>.sentry.io/<id>`); 512 leaves room for a long
+ * self-hosted host and path, and bounds what the URL parser, the authorizer and a refusal ever see.
+ */
+export const MAX_DSN_CHARS = 512;
+/**
+ * Sentry's public keys are 32 hex characters (Relay's `ProjectKey::parse` refuses any other length); 64 leaves room
+ * for development keys such as "public", and for percent-escapes, which the URL parser writes as three characters.
+ */
+export const MAX_PUBLIC_KEY_CHARS = 64;
+/** Printable ASCII without space: what SDKs write, and what the URL parser grows at most threefold by escaping. */
+const DSN_CHARACTERS = /^[\x21-\x7e]*$/;
+
 /** Parses a DSN, or returns a message saying what is wrong with it (it never throws). */
 export function parseDsn(text: string): Dsn | string {
+  // Bounded before anything parses, copies or quotes it (issue 24: 60 KB keys cached, logged and echoed).
+  if (text.length > MAX_DSN_CHARS) return `is ${text.length} characters long; a DSN has at most ${MAX_DSN_CHARS}`;
+  if (!DSN_CHARACTERS.test(text)) return 'must be printable ASCII without spaces or control characters';
   const url = URL.parse(text);
   if (!url) return 'is not a URL';
   const protocol = url.protocol.slice(0, -1);
@@ -30,6 +46,9 @@ export function parseDsn(text: string): Dsn | string {
   const host = url.host.toLowerCase();
   const port = url.port === '' ? (protocol === 'https' ? 443 : 80) : Number(url.port);
   const publicKey = url.username;
+  if (publicKey.length > MAX_PUBLIC_KEY_CHARS) {
+    return `has a public key of ${publicKey.length} characters (URL-escaped); Sentry's keys are 32, at most ${MAX_PUBLIC_KEY_CHARS} are accepted`;
+  }
   return {
     protocol,
     publicKey,

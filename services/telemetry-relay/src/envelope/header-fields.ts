@@ -127,7 +127,7 @@ export function fieldProblem(
     if (rule.integer && typeof value === 'number') {
       const raw = rawValue(key);
       if (raw !== undefined && !/^(?:0|[1-9]\d*)$/.test(raw))
-        return `"${key}" must be written as an integer, got ${raw}`;
+        return `"${key}" must be written as an integer, got ${raw.length > 40 ? `${raw.slice(0, 40)}… (${raw.length} characters)` : raw}`;
     }
   }
   return undefined;

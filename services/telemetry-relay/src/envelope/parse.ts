@@ -2,6 +2,7 @@ import { RelayError } from '../errors.ts';
 import { NEWLINE } from './bytes.ts';
 import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
 import { readHeader } from './header-json.ts';
+import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from './json-depth.ts';
 import type { Envelope, EnvelopeHeader, EnvelopeItem } from './types.ts';
 
 // Stages 2 and 4: the envelope header line (parseEnvelopeHeader, as soon as it arrives, so the DSN is authorized
@@ -102,11 +103,20 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: Envel
     const payloadStart = Math.min(end + 1, bytes.length);
     const payloadEnd = payloadEndOf(bytes, payloadStart, itemHeader.length, number, start);
     const payloadLength = payloadEnd - payloadStart;
-    if (EVENT_LIKE.has(type) && payloadLength > limits.maxEventItemBytes) {
-      throw new RelayError(
-        'too_large',
-        `item ${number} (${type}) has ${payloadLength} bytes, more than the ${limits.maxEventItemBytes} allowed`,
-      );
+    if (EVENT_LIKE.has(type)) {
+      if (payloadLength > limits.maxEventItemBytes) {
+        throw new RelayError(
+          'too_large',
+          `item ${number} (${type}) has ${payloadLength} bytes, more than the ${limits.maxEventItemBytes} allowed`,
+        );
+      }
+      // Relay reads event payloads with the parser (and depth limit) it reads header lines with: it would drop one
+      // nested deeper, after the browser was told "accepted" (issue 24).
+      if (exceedsDepth(bytes, payloadStart, payloadEnd, RELAY_MAX_JSON_DEPTH)) {
+        throw malformed(
+          `item ${number} (${type}) nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`,
+        );
+      }
     }
     items.push({
       type,

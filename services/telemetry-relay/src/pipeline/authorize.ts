@@ -1,6 +1,6 @@
 import { createDsnAllowlist } from '../envelope/allowlist.ts';
-import { type Dsn, isLoopbackHost, parseDsn } from '../envelope/dsn.ts';
-import { RelayError } from '../errors.ts';
+import { type Dsn, isLoopbackHost, MAX_DSN_CHARS, parseDsn } from '../envelope/dsn.ts';
+import { quote, RelayError } from '../errors.ts';
 
 // Stage 3: the envelope header's `dsn` must name an allowed destination (scheme, host, project id and public key
 // all equal), so the relay is never an open proxy. It needs the header line alone, so it runs as soon as that arrives.
@@ -17,19 +17,36 @@ export interface AuthorizeOptions {
   loopbackPorts: readonly number[];
 }
 
-/** DSN strings whose decision is remembered, most recently used last; junk DSNs cannot keep legit ones out. */
+/**
+ * Accepted DSN texts remembered, most recently used last. Refused ones are never kept: a client choosing a new DSN
+ * per envelope only costs the parse (of at most MAX_DSN_CHARS), never memory.
+ */
 export const AUTHORIZE_CACHE_SIZE = 1024;
+/** The cache's texts together (each at most MAX_DSN_CHARS; ≈100 for Sentry's DSNs). */
+export const AUTHORIZE_CACHE_CHARS = 64 * 1024;
 
 export function createAuthorizer(options: AuthorizeOptions): (header: Readonly<Record<string, unknown>>) => Authorized {
   const allowlist = createDsnAllowlist(options);
-  const cache = new Map<string, Authorized | RelayError>();
+  /** Accepted texts (the secret or the spelling may differ) → one decision per normalized key. */
+  const cache = new Map<string, Authorized>();
+  let cachedChars = 0;
+  const byKey = new Map<string, Authorized>();
 
   const decide = (text: string): Authorized | RelayError => {
     const dsn = parseDsn(text);
     if (typeof dsn === 'string') return new RelayError('invalid_dsn', `the envelope header's dsn ${dsn}`);
+    const known = byKey.get(dsn.key);
+    if (known) return known;
     const listed = allowlist.listed(dsn.key);
-    if (listed) return { dsn: listed, project: listed.projectId };
-    if (allowlist.allowsLoopback(dsn)) return { dsn, project: 'loopback' };
+    let authorized: Authorized | undefined;
+    if (listed) authorized = { dsn: listed, project: listed.projectId };
+    else if (allowlist.allowsLoopback(dsn)) authorized = { dsn, project: 'loopback' };
+    if (authorized) {
+      // Keys of allowed destinations only: the allowlist's, or loopback ports in development.
+      if (byKey.size >= AUTHORIZE_CACHE_SIZE) byKey.clear();
+      byKey.set(dsn.key, authorized);
+      return authorized;
+    }
     if (allowlist.loopbackMode && isLoopbackHost(dsn.host)) {
       return new RelayError(
         'dsn_not_allowed',
@@ -38,12 +55,25 @@ export function createAuthorizer(options: AuthorizeOptions): (header: Readonly<R
     }
     return new RelayError(
       'dsn_not_allowed',
-      `the DSN for project ${dsn.projectId} on ${dsn.host} with key ${dsn.publicKey} is not allowed here`,
+      `the DSN for project ${quote(dsn.projectId, 20)} on ${quote(dsn.host)} with key ${quote(dsn.publicKey)} is not allowed here`,
     );
   };
 
+  const remember = (text: string, authorized: Authorized) => {
+    while (
+      cache.size > 0 &&
+      (cache.size >= AUTHORIZE_CACHE_SIZE || cachedChars + text.length > AUTHORIZE_CACHE_CHARS)
+    ) {
+      const oldest = cache.keys().next().value as string;
+      cache.delete(oldest);
+      cachedChars -= oldest.length;
+    }
+    cache.set(text, authorized);
+    cachedChars += text.length;
+  };
+
   // The most recently used DSN and its decision: most envelopes name the DSN the one before named, and it is the
-  // cache's newest entry already (no lookup, no reordering).
+  // cache's newest entry already (no lookup, no reordering). A refusal is kept here only, until the next DSN.
   let lastText: string | undefined;
   let lastResult: Authorized | RelayError | undefined;
   return (header) => {
@@ -54,16 +84,19 @@ export function createAuthorizer(options: AuthorizeOptions): (header: Readonly<R
       if (lastResult instanceof RelayError) throw lastResult;
       return lastResult;
     }
-    let result = cache.get(text);
+    let result: Authorized | RelayError | undefined = cache.get(text);
     if (result) {
       cache.delete(text);
+      cache.set(text, result);
     } else {
       result = decide(text);
-      if (cache.size >= AUTHORIZE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      if (!(result instanceof RelayError)) remember(text, result);
     }
-    cache.set(text, result);
-    lastText = text;
-    lastResult = result;
+    // A refused text is held here only while it is the last one seen, and only within the DSN's own bound.
+    if (!(result instanceof RelayError) || text.length <= MAX_DSN_CHARS) {
+      lastText = text;
+      lastResult = result;
+    }
     if (result instanceof RelayError) throw result;
     return result;
   };

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { RelayError } from '../errors.ts';
+import { quote, RelayError } from '../errors.ts';
 import type { Hold } from '../memory/budget.ts';
 import { charge, createBodySink } from './body-sink.ts';
 import { type Decoder, encodingFor, HEAD_BYTES, SUPPORTED_ENCODINGS } from './decoders.ts';
@@ -46,7 +46,7 @@ export function readBody(
     body.resume();
     return refuse(
       'unsupported_encoding',
-      `Content-Encoding ${JSON.stringify(name)} is not supported (use one of ${SUPPORTED_ENCODINGS.join(', ')})`,
+      `Content-Encoding ${quote(name)} is not supported (use one of ${SUPPORTED_ENCODINGS.join(', ')})`,
     );
   }
   const declared = Number(headers['content-length']);

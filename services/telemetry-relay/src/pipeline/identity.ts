@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
 
 // Stage 7: who sent the envelope, for Sentry's IP, geo and browser inference: X-Forwarded-For believed for exactly
 // TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For (which Sentry reads first); only the listed headers are
@@ -27,6 +28,8 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
       .map((part) => part.trim())
       .filter((part) => part !== '');
     address = chain[Math.max(0, chain.length - trustedHops)] ?? peer;
+    // Past the trusted hops the entry is the client's own text: only an IP address keys a share or goes upstream.
+    if (isIP(address) === 0 && isIP(address.replace(/^::ffff:/, '')) === 0) address = peer;
   }
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }

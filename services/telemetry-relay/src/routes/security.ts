@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Part, planEnvelope, writeEnvelope } from '../envelope/build.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
-import { createItem, serializeEnvelope } from '../envelope/serialize.ts';
-import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
-import { RelayError } from '../errors.ts';
+import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from '../envelope/parse.ts';
+import { environmentProblem, releaseProblem } from '../envelope/release-names.ts';
+import { quote, RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { createAuthorizer } from '../pipeline/authorize.ts';
+import { charge } from '../pipeline/body-sink.ts';
 import { readBody } from '../pipeline/bound.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
@@ -33,8 +35,31 @@ const securityPath = (tunnelPath: string): string => `${tunnelPath.replace(/\/+$
 
 const malformed = (detail: string) => new RelayError('malformed', detail);
 
-/** The reports of a body as items: a single report as received, a Reporting API batch split per CSP violation. */
-function reportItems(body: Buffer, contentType: string, itemHeaders: Record<string, string>, maxItems: number) {
+/**
+ * Most reports one batch may hold. Browsers queue reports and deliver them in small batches (the Reporting API
+ * sends what piled up in about a minute); a page violating its policy hundreds of times a minute is one issue.
+ */
+export const MAX_REPORTS_PER_BATCH = 100;
+
+/** The release and environment the query names, checked against Sentry's naming rules, as item header fields. */
+function stamps(query: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, problemOf] of [
+    ['sentry_release', releaseProblem],
+    ['sentry_environment', environmentProblem],
+  ] as const) {
+    const value = query[name];
+    if (value === undefined || value === '') continue;
+    if (typeof value !== 'string') throw malformed(`the query gives "${name}" more than once`);
+    const problem = problemOf(value);
+    if (problem) throw malformed(`the query's "${name}" ${quote(value, 32)} ${problem}`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The reports of a body as parts: a single report as received, a Reporting API batch split per CSP violation. */
+function reportParts(body: Buffer, contentType: string, itemHeaders: Record<string, string>): Part[] {
   if (exceedsDepth(body, 0, body.length, RELAY_MAX_JSON_DEPTH)) {
     throw malformed(`the report nests deeper than ${RELAY_MAX_JSON_DEPTH} levels`);
   }
@@ -49,15 +74,21 @@ function reportItems(body: Buffer, contentType: string, itemHeaders: Record<stri
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw malformed('a security report is a JSON object such as {"csp-report": {…}}');
     }
-    return [createItem({ ...header, content_type: contentType }, body)];
+    return [{ header: { ...header, content_type: contentType }, payload: body }];
   }
   if (!Array.isArray(parsed)) throw malformed('an application/reports+json body is a JSON array of reports');
   const violations = parsed.filter((report) => (report as { type?: unknown } | null)?.type === 'csp-violation');
   if (violations.length === 0) throw malformed('the batch holds no report of type "csp-violation"');
-  if (violations.length > maxItems) throw new RelayError('too_large', `the batch has more than ${maxItems} reports`);
-  return violations.map((report) =>
-    createItem({ ...header, content_type: 'application/json' }, Buffer.from(JSON.stringify(report))),
-  );
+  if (violations.length > MAX_REPORTS_PER_BATCH) {
+    throw new RelayError(
+      'too_large',
+      `the batch has ${violations.length} CSP violation reports; at most ${MAX_REPORTS_PER_BATCH} are accepted`,
+    );
+  }
+  return violations.map((report) => ({
+    header: { ...header, content_type: 'application/json' },
+    payload: JSON.stringify(report),
+  }));
 }
 
 export async function securityReports(app: FastifyInstance, options: SecurityReportOptions): Promise<void> {
@@ -71,6 +102,15 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
     maxDecompressionRatio: config.limits.maxDecompressionRatio,
     maxHeaderBytes: config.limits.maxHeaderBytes,
   };
+  // The envelope made from a batch is held to the tunnel's limits, as if a client had sent it.
+  const buildLimits = {
+    maxEnvelopeBytes: config.limits.maxEnvelopeBytes,
+    maxItems: config.limits.maxItems,
+    maxItemBytes: config.limits.maxEventItemBytes,
+    maxItemHeaderBytes: config.limits.maxItemHeaderBytes ?? DEFAULT_MAX_ITEM_HEADER_BYTES,
+    maxTotalHeaderBytes: config.limits.maxTotalHeaderBytes ?? DEFAULT_MAX_TOTAL_HEADER_BYTES,
+  };
+  let accepted = 0;
 
   const accept = async (req: FastifyRequest, reply: FastifyReply, ip: string): Promise<string> => {
     const query = req.query as Record<string, unknown>;
@@ -78,26 +118,22 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
     if (!REPORT_TYPES.includes(contentType)) {
       throw new RelayError(
         'unsupported_type',
-        `Content-Type ${JSON.stringify(contentType)} is not a security report (send one of ${REPORT_TYPES.join(', ')})`,
+        `Content-Type ${quote(contentType)} is not a security report (send one of ${REPORT_TYPES.join(', ')})`,
       );
     }
     if (typeof query.dsn !== 'string' || query.dsn === '') {
       throw new RelayError('missing_dsn', 'the query has no "dsn" (the DSN the reports are for)');
     }
     const authorized = authorize({ dsn: query.dsn });
-    const itemHeaders: Record<string, string> = {};
-    for (const name of ['sentry_release', 'sentry_environment']) {
-      if (typeof query[name] === 'string' && query[name] !== '') itemHeaders[name] = query[name];
-    }
+    const itemHeaders = stamps(query);
     const hold = shares.hold(ip);
     try {
       const body = await readBody(req.raw, req.headers, bodyLimits, { hold });
       if (body.length === 0) throw new RelayError('empty', 'the body is empty; expected a security report');
-      const items: EnvelopeItem[] = reportItems(body, contentType, itemHeaders, config.limits.maxItems);
-      const header = { dsn: query.dsn };
-      const headerBytes = Buffer.from(JSON.stringify(header));
-      const envelope: Envelope = { header, headerBytes, items, bytes: serializeEnvelope({ headerBytes }, items) };
-      return await deliver(req.raw, reply.raw, ip, envelope, authorized);
+      // Sized, checked and charged before it is written (build.ts).
+      const plan = planEnvelope({ dsn: query.dsn }, reportParts(body, contentType, itemHeaders), buildLimits);
+      charge(hold, plan.bytes);
+      return await deliver(req.raw, reply.raw, ip, writeEnvelope(plan), authorized);
     } finally {
       hold.release();
     }
@@ -114,7 +150,12 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
       config.trustedProxyHops,
     );
     try {
-      return reply.type('application/json').send(await accept(req, reply, ip));
+      const answer = await accept(req, reply, ip);
+      // Sampled like the tunnel's, and without the URL: a report's query may be kilobytes (issue 24).
+      if (accepted++ % config.logSampleEvery === 0) {
+        req.log.info({ sampleOneIn: config.logSampleEvery }, 'security report accepted');
+      }
+      return reply.type('application/json').send(answer);
     } catch (error) {
       if (!(error instanceof RelayError)) throw error;
       const { status, headers, body } = refuse(error, req.raw, {
