@@ -6,7 +6,8 @@ import type { FilteredKind, InboundFilter } from './types.ts';
 // key, which only cost a parse); a payload with a `\u` escape, which could spell a key otherwise, is always parsed.
 
 const ESCAPE = /[.*+?^${}()|[\]\\]/g;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
+const UNESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 /** May any of `filters` match this payload (so it must be parsed)? */
 export function createGate(filters: readonly InboundFilter[]): (payload: Buffer) => boolean {
@@ -17,8 +18,9 @@ export function createGate(filters: readonly InboundFilter[]): (payload: Buffer)
     for (const key of filter.keys) byKey.set(key, [...(byKey.get(key) ?? []), filter]);
   }
   const keys = [...byKey.keys()].map((key) => key.replace(ESCAPE, '\\$&')).join('|');
-  // A key and its string value: `"key":"value"` in an object, `["key","value"]` in a header list.
-  const pairs = new RegExp(`"(${keys})"\\s*[:,]\\s*"((?:[^"\\\\]|\\\\.)*)"`, 'gi');
+  // A key and its string value: `"key":"value"` in an object, `["key","value"]` in a header list. The value is a
+  // lookahead, so the next search starts inside it: in `"type":"transaction","transaction":"…"` it is a key too.
+  const pairs = new RegExp(`"(${keys})"\\s*[:,]\\s*(?="((?:[^"\\\\]|\\\\.)*)")`, 'gi');
   return (payload) => {
     const text = payload.toString('latin1');
     if (text.includes('\\u')) return true;
@@ -28,11 +30,9 @@ export function createGate(filters: readonly InboundFilter[]): (payload: Buffer)
       let value = match[2] as string;
       if (NON_ASCII.test(value)) value = Buffer.from(value, 'latin1').toString('utf8');
       if (value.includes('\\')) {
-        try {
-          value = JSON.parse(`"${value}"`) as string;
-        } catch {
-          return true;
-        }
+        // No \u escape is left (see above): every other JSON escape stands for one character.
+        if (/\\[^"\\/bfnrt]/.test(value)) return true;
+        value = value.replace(/\\(.)/g, (_, char: string) => UNESCAPED[char] ?? char);
       }
       for (const filter of byKey.get(key) ?? []) if (filter.mayMatch(key, value)) return true;
     }

@@ -54,7 +54,9 @@ export function unknownFilterIds(ids: readonly string[]): string[] {
 /** A problem with a list of globs, or undefined. */
 export function invalidGlobs(globs: readonly string[]): string | undefined {
   if (globs.length > MAX_GLOBS) return `lists ${globs.length} globs (at most ${MAX_GLOBS})`;
-  const bad = globs.find((glob) => glob.length > MAX_GLOB_LENGTH || /[\u0000-\u001f\u007f]/.test(glob));
+  const bad = globs.find(
+    (glob) => glob.length > MAX_GLOB_LENGTH || [...glob].some((char) => char < ' ' || char === '\u007f'),
+  );
   return bad === undefined
     ? undefined
     : `has a glob longer than ${MAX_GLOB_LENGTH} characters or with control characters (${JSON.stringify(bad.slice(0, 64))}…)`;

@@ -35,7 +35,7 @@ export function createInboundFilters(settings: InboundFilterSettings): (items: E
   const verdict = (item: EnvelopeItem): string | undefined => {
     const kind = filteredKind(item.type);
     const judge = kind && judges.get(kind);
-    if (!judge || !judge.mayMatch(item.payload)) return undefined;
+    if (!judge?.mayMatch(item.payload)) return undefined;
     // Deeper than Sentry's parser allows: not ours to judge (upstream refuses it).
     if (exceedsDepth(item.payload, 0, item.payload.length, RELAY_MAX_JSON_DEPTH)) return undefined;
     const parsed = asObject(parsedPayload(item));
@@ -45,12 +45,12 @@ export function createInboundFilters(settings: InboundFilterSettings): (items: E
 
   return (items) => {
     if (judges.size === 0) return { items, dropped: [], discarded: [] };
-    let reasons: Map<EnvelopeItem, string> | undefined;
+    const reasons = new Map<EnvelopeItem, string>();
     for (const item of items) {
       const reason = verdict(item);
-      if (reason !== undefined) (reasons ??= new Map()).set(item, reason);
+      if (reason !== undefined) reasons.set(item, reason);
     }
-    if (!reasons) return { items, dropped: [], discarded: [] };
+    if (reasons.size === 0) return { items, dropped: [], discarded: [] };
 
     // Attachments belong to the envelope's event: they go with it, under its reason.
     const eventReason = [...reasons].find(([item]) => item.type !== 'raw_security' && item.type !== 'security')?.[1];
