@@ -17,6 +17,8 @@ export interface InboundFilter {
    */
   keys: readonly string[];
   mayMatch(key: string, value: string): boolean;
+  /** Text whose presence anywhere makes the item a candidate (for what is read from many values, like frames). */
+  needles?: readonly string[];
   /** Relay's decision on the parsed item. */
   matches(item: Json): boolean;
 }
