@@ -66,20 +66,10 @@ export const browserExtensions: InboundFilter = {
   kinds: ['event', 'transaction'],
   keys: ['value'],
   mayMatch: (_key, value) => EXTENSION_VALUES.test(value),
-  // The sources are read from frames, tens of paths per event: a needle per pattern is cheaper than reading each
-  // path. Lower case, as browsers write schemes and hosts; no slash (JSON may escape it); short or with a rare first
-  // letter, which V8 searches fastest (docs/decisions/013).
-  needles: [
-    'xtension:',
-    'hrome:',
-    'webkit-masked-url',
-    'woopra',
-    ':4001',
-    'kaspersky-labs',
-    'texthelp',
-    'facebook',
-    'edgesuite',
-  ],
+  // The sources are frame paths, tens per event: a needle per pattern is cheaper than reading each
+  // path. Lower case, as browsers write schemes and hosts; no slash (JSON may escape it); at most 6 characters and
+  // starting with a letter rare in JSON, which V8 finds fastest (in all ≈ 0.2–0.4 of a JSON.parse; decision 013).
+  needles: ['xtensi', 'hrome:', 'webkit', 'woopra', 'book.', '4001', 'kasper', 'xthelp', 'gesuit'],
   matches(event) {
     const first = exceptions(event)[0];
     if (!first) return false;

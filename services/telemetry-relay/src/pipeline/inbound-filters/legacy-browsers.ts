@@ -1,5 +1,4 @@
-import { userAgent } from './event-fields.ts';
-import type { InboundFilter } from './types.ts';
+import { userAgentFilter } from './user-agent-filter.ts';
 
 // relay-filter/src/legacy_browsers.rs with the subfilters Sentry turns on for a new project (ie, edge, safari,
 // firefox, chrome, opera, android, opera_mini; sentry `set_default_inbound_filters`), each filtering its browser
@@ -45,13 +44,4 @@ export function isLegacyBrowser(ua: string): boolean {
   return limit !== undefined && browser.major <= limit;
 }
 
-export const legacyBrowsers: InboundFilter = {
-  id: 'legacy-browsers',
-  kinds: ['event', 'transaction'],
-  keys: ['user-agent'],
-  mayMatch: (_key, value) => isLegacyBrowser(value),
-  matches(event) {
-    const ua = userAgent(event);
-    return ua !== undefined && isLegacyBrowser(ua);
-  },
-};
+export const legacyBrowsers = userAgentFilter('legacy-browsers', isLegacyBrowser);

@@ -1,5 +1,4 @@
-import { userAgent } from './event-fields.ts';
-import type { InboundFilter } from './types.ts';
+import { userAgentFilter } from './user-agent-filter.ts';
 
 // relay-filter/src/web_crawlers.rs: the event's own User-Agent (request.headers, as the SDK recorded it), not the
 // tunnel request's: a crawler's page load reports through a browser-like client too.
@@ -49,13 +48,4 @@ const ALLOWED_WEB_CRAWLERS = /Slackbot\s1\.\d+|SentryUptimeBot|ChatGPT-User/i;
 
 export const isWebCrawler = (ua: string) => WEB_CRAWLERS.test(ua) && !ALLOWED_WEB_CRAWLERS.test(ua);
 
-export const webCrawlers: InboundFilter = {
-  id: 'web-crawlers',
-  kinds: ['event', 'transaction'],
-  keys: ['user-agent'],
-  mayMatch: (_key, value) => isWebCrawler(value),
-  matches(event) {
-    const ua = userAgent(event);
-    return ua !== undefined && isWebCrawler(ua);
-  },
-};
+export const webCrawlers = userAgentFilter('web-crawlers', isWebCrawler);
