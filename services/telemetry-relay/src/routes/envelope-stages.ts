@@ -76,7 +76,10 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     const inbound = inboundFilter(filtered.items);
     for (const { type, reason } of inbound.dropped) metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
 
-    const discarded = [...limited.discarded, ...filtered.discarded, ...inbound.discarded];
+    const discarded =
+      limited.discarded.length === 0 && inbound.discarded.length === 0
+        ? filtered.discarded
+        : [...limited.discarded, ...filtered.discarded, ...inbound.discarded];
     const target = targetOf(authorized);
     let items: EnvelopeItem[] = inbound.items;
     let safe: Promise<void> | undefined;
