@@ -63,7 +63,8 @@ function exceptionSource(frames: readonly unknown[]): string | undefined {
 
 export const browserExtensions: InboundFilter = {
   id: 'browser-extensions',
-  kinds: ['event', 'transaction'],
+  // Read off exceptions, which transactions do not carry: their items skip this gate's needles.
+  kinds: ['event'],
   keys: ['value'],
   mayMatch: (_key, value) => EXTENSION_VALUES.test(value),
   // The sources are frame paths, tens per event: a needle per pattern is cheaper than reading each

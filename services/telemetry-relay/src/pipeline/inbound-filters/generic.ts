@@ -4,7 +4,8 @@ import type { InboundFilter } from './types.ts';
 
 // Sentry's generic filters (sentry/ingest/inbound_filters.py `_chunk_load_error_filter`, `_hydration_error_filter`),
 // which Relay evaluates as rule conditions (relay-filter/src/generic.rs): any exception whose type and value match
-// one (type, value) pair of globs. Both are on for a new project; the id is the outcome reason.
+// one (type, value) pair of globs. Both are on for a new project; the id is the outcome reason. Error events only:
+// transactions carry no exceptions.
 
 type Pair = readonly [type: string | undefined, value: string];
 
@@ -42,7 +43,7 @@ const HYDRATION_ERRORS: Pair[] = [
 
 export const chunkLoadError: InboundFilter = {
   id: 'chunk-load-error',
-  kinds: ['event', 'transaction'],
+  kinds: ['event'],
   keys: ['value'],
   // Every pair's value names ChunkLoadError or the type does, and such a type comes with a "Loading/Failed" value.
   mayMatch: (_key, value) => /chunk/i.test(value),
@@ -51,7 +52,7 @@ export const chunkLoadError: InboundFilter = {
 
 export const reactHydrationErrors: InboundFilter = {
   id: 'react-hydration-errors',
-  kinds: ['event', 'transaction'],
+  kinds: ['event'],
   keys: ['value'],
   mayMatch: (_key, value) => /react\.dev\/errors\/|reactjs\.org\/docs\/error-decoder/i.test(value),
   matches: exceptionCondition(HYDRATION_ERRORS),
