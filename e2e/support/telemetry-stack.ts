@@ -169,3 +169,22 @@ export function telemetrySuite(webEnv: Record<string, string> = {}): TelemetrySu
     },
   };
 }
+
+/** Throws `message` in the page and waits until its event has arrived upstream: what was sent before it has too. */
+export async function sendSentinel(stack: TelemetryStack, page: Page, message: string): Promise<void> {
+  await page.evaluate((text) => {
+    setTimeout(() => {
+      throw new Error(text);
+    });
+  }, message);
+  await stack.capture.waitFor((e) => exceptionValue(itemOf(e, 'event')).includes(message), 20_000);
+}
+
+/** The relay's count of items it dropped for `reason` (an ignore rule or an inbound filter's id). */
+export async function relayDropped(stack: TelemetryStack, reason: string): Promise<number> {
+  const text = await (await fetch(`${stack.relay.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('relay_items_dropped_total{') && line.includes(`reason="${reason}"`))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}

@@ -7,7 +7,14 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitForHydration } from '../support/browser.ts';
-import { errorTexts, exceptionValue, itemOf, telemetrySuite } from '../support/telemetry-stack.ts';
+import {
+  errorTexts,
+  exceptionValue,
+  itemOf,
+  relayDropped as relayDroppedBy,
+  sendSentinel,
+  telemetrySuite,
+} from '../support/telemetry-stack.ts';
 
 const suite = telemetrySuite({ DIAGNOSTICS: '1' });
 
@@ -27,24 +34,8 @@ afterAll(() => {
 });
 beforeEach(() => suite.stack.capture.clear());
 
-/** Throws `message` in the page and waits until its event has arrived upstream. */
-async function sentinel(page: Page, message: string): Promise<void> {
-  await page.evaluate((text) => {
-    setTimeout(() => {
-      throw new Error(text);
-    });
-  }, message);
-  await suite.stack.capture.waitFor((e) => exceptionValue(itemOf(e, 'event')).includes(message), 20_000);
-}
-
-/** The relay's count of items it dropped by an ignore rule (it only drops what an SDK sent). */
-async function relayDropped(rule: string): Promise<number> {
-  const text = await (await fetch(`${suite.stack.relay.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('relay_items_dropped_total{') && line.includes(`reason="${rule}"`))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-}
+const sentinel = (page: Page, message: string) => sendSentinel(suite.stack, page, message);
+const relayDropped = (rule: string) => relayDroppedBy(suite.stack, rule);
 
 describe('noise that is not reported', () => {
   it('sends nothing for "Script error." from a script of another origin', async () => {

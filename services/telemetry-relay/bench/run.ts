@@ -241,14 +241,18 @@ http {
   const durablePort = await freePort();
   const loopProbe = join(here, 'loop-probe.ts');
   const probeFile = (mode: string) => join(work, `loop-${mode}.txt`);
-  const relay = (mode: string, port: number, main = relayMain, tag = mode) =>
+  const relay = (mode: string, port: number, main = relayMain, tag = mode, env: Record<string, string> = {}) =>
     launch(bin.taskset, ['-c', '0', node, '--import', loopProbe, main], {
       ...relayEnv(mode, port),
       SPOOL_DIR: join(work, `spool-${tag}`),
       LOOP_PROBE_FILE: probeFile(tag),
+      ...env,
     });
   const fast = relay('fast', fastPort);
   const durable = relay('durable', durablePort);
+  // The same relay without Relay's inbound filters (on by default): what the filters cost per envelope.
+  const unfilteredPort = await freePort();
+  const unfiltered = relay('fast', unfilteredPort, relayMain, 'fast-unfiltered', { INBOUND_FILTERS: 'none' });
   const baselines = baselineMain
     ? await Promise.all(
         (['fast', 'durable'] as const).map(async (mode) => {
@@ -269,6 +273,7 @@ http {
     waitForHttp(`http://127.0.0.1:${naivePort}/`),
     waitForHttp(`http://127.0.0.1:${fastPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${durablePort}/healthz`),
+    waitForHttp(`http://127.0.0.1:${unfilteredPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${sinkPort}/`),
     ...baselines.map((b) => waitForHttp(`http://127.0.0.1:${b.port}/healthz`)),
     ...peers.map((p) => waitForHttp(p.url)),
@@ -297,6 +302,11 @@ http {
     ...peers,
     { name: 'relay (fast)', url: `http://127.0.0.1:${fastPort}/monitoring`, pid: fast.pid as number },
     { name: 'relay (durable)', url: `http://127.0.0.1:${durablePort}/monitoring`, pid: durable.pid as number },
+    {
+      name: 'relay (fast, filters off)',
+      url: `http://127.0.0.1:${unfilteredPort}/monitoring`,
+      pid: unfiltered.pid as number,
+    },
     ...baselines.map(({ name, url, pid }) => ({ name, url, pid })),
   ].filter((c) => !only || only.some((part) => c.name.includes(part)));
   console.log(

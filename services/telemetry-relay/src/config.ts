@@ -6,6 +6,7 @@ import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
 import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
+import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
 
@@ -124,6 +125,7 @@ export function loadConfig(env: Env): Config {
     loopbackPorts,
     upstreamUrl: reader.optionalUrl('UPSTREAM_URL'),
     ignoreRules: rules,
+    inboundFilters: readInboundFilters(reader),
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),

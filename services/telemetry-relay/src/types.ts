@@ -9,7 +9,8 @@ export interface Target {
 
 /** One outcome for a client report: items of a category discarded for a reason (develop-docs "Client Reports"). */
 export interface Discarded {
-  /** Outcome reason: 'filtered' (an ignore rule), 'ratelimit_backoff' (a rate limit). */
+  /** Outcome reason: 'filtered' (an ignore rule), an inbound filter's id (Relay's FilterStatKey name, e.g.
+   * 'browser-extensions'), 'ratelimit_backoff' (a rate limit). */
   reason: string;
   category: string;
   quantity: number;

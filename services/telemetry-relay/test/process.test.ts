@@ -67,10 +67,13 @@ describe('the relay process', () => {
     const result = await runToExit(entry, { env: { ALLOWED_DSNS: '', ALLOW_LOOPBACK_DSNS: '' } });
     expect(result.code).toBe(78);
     expect(result.stderr).toMatch(/ALLOWED_DSNS is required/);
-    const bad = await runToExit(entry, { env: { ALLOWED_DSNS: 'https://nokey.example.com/1', SPOOL_MODE: 'maybe' } });
+    const bad = await runToExit(entry, {
+      env: { ALLOWED_DSNS: 'https://nokey.example.com/1', SPOOL_MODE: 'maybe', INBOUND_FILTERS: 'chrome-extension' },
+    });
     expect(bad.code).toBe(78);
     expect(bad.stderr).toMatch(/ALLOWED_DSNS entry .* has no public key/);
     expect(bad.stderr).toMatch(/SPOOL_MODE must be one of durable, fast/);
+    expect(bad.stderr).toMatch(/INBOUND_FILTERS names an unknown filter .*chrome-extension/);
   });
 
   it('refuses to start on a spool directory another relay holds (exit 1, saying why)', async () => {

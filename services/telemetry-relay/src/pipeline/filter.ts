@@ -4,6 +4,7 @@ import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import type { Discarded } from '../types.ts';
+import { parsedPayload } from './parsed-event.ts';
 
 // Stage 6: drop error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
 // other item types are never touched. Only events containing a rule literal are parsed (the prefilter never changes
@@ -30,12 +31,8 @@ export function createFilter(rules: readonly IgnoreRule[]): (envelope: Envelope)
           `the event item at offset ${item.payload.byteOffset - envelope.bytes.byteOffset} nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`,
         );
       }
-      let event: unknown;
-      try {
-        event = JSON.parse(item.payload.toString('utf8'));
-      } catch {
-        continue; // not ours to judge: upstream answers for invalid events
-      }
+      const event = parsedPayload(item);
+      if (event === undefined) continue; // not ours to judge: upstream answers for invalid events
       const rule = matchEvent(event, rules);
       if (rule) droppedEvents.push({ item, rule: rule.id });
     }

@@ -8,12 +8,14 @@ import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
 import { createFilter } from '../pipeline/filter.ts';
 import { identityHeaders } from '../pipeline/identity.ts';
+import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
 import type { RouteConfig } from './route-config.ts';
 
-// Stages 5–8, what every route does with an authorized envelope: rate-limit → filter → identity → deliver. The
+// Stages 5–8, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
+// inbound filters) → identity → deliver. The
 // tunnel (tunnel.ts) and CSP reports (security.ts) differ only in how the envelope is read.
 
 export interface StageOptions {
@@ -36,6 +38,7 @@ export type EnvelopeStages = (
 export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const { config, metrics, rateLimits, delivery, outcomes } = options;
   const filter = createFilter(config.ignoreRules);
+  const inboundFilter = createInboundFilters(config.inboundFilters);
   const accepted = counting(metrics.accepted);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
   const targets = new WeakMap<Authorized, Target>();
@@ -70,11 +73,15 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     }
     const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items });
     for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
+    const inbound = inboundFilter(filtered.items);
+    for (const { type, reason } of inbound.dropped) metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
 
     const discarded =
-      limited.discarded.length === 0 ? filtered.discarded : [...limited.discarded, ...filtered.discarded];
+      limited.discarded.length === 0 && inbound.discarded.length === 0
+        ? filtered.discarded
+        : [...limited.discarded, ...filtered.discarded, ...inbound.discarded];
     const target = targetOf(authorized);
-    let items: EnvelopeItem[] = filtered.items;
+    let items: EnvelopeItem[] = inbound.items;
     let safe: Promise<void> | undefined;
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.
