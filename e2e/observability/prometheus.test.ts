@@ -31,7 +31,7 @@ import { type PrometheusProcess, startPrometheus } from '../support/prometheus.t
 const TIME_SCALE = 60;
 const INTERVAL_S = 1;
 /** Scrape, evaluation and the poll of /api/v1/alerts, on top of an alert's onset and `for:`. */
-const SLACK_S = 3 * INTERVAL_S + 4;
+const SLACK_S = 3 * INTERVAL_S + 7;
 
 type Fault = 'upstream-stalls' | 'foreign-dsn' | 'web-5xx' | 'web-slow-pages' | 'web-over-in-flight-cap' | 'pods-gone';
 
