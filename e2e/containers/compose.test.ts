@@ -29,13 +29,14 @@ async function published(service: string, port: number): Promise<string> {
   return `http://127.0.0.1:${address.split(':').pop()}`;
 }
 
+afterAll(async () => {
+  await compose('--profile', 'observability', 'down', '-v', '--timeout', '10').catch(() => undefined);
+});
+
 describe('docker compose stack', () => {
   beforeAll(async () => {
     for (const image of ['telemetry-viewer', 'telemetry-relay', 'web'] as const) await buildImage(image);
     await compose('up', '-d', '--wait', '--wait-timeout', '120');
-  });
-  afterAll(async () => {
-    await compose('--profile', 'observability', 'down', '-v', '--timeout', '10').catch(() => undefined);
   });
 
   it('brings every service up healthy', async () => {
@@ -100,6 +101,7 @@ describe('docker compose stack', () => {
   });
 });
 
+// The same project, the profile added: compose starts Prometheus beside the running services.
 describe('docker compose --profile observability', () => {
   beforeAll(async () => {
     await buildImage('prometheus');
