@@ -71,6 +71,7 @@ const healthyStops: (() => void)[] = [];
 const faultStarts = new Map<Fault, number>();
 
 interface AdapterRule {
+  seriesQuery: string;
   name?: { matches?: string; as?: string };
   metricsQuery: string;
 }
@@ -167,6 +168,8 @@ describe('on healthy traffic', () => {
         const name = metric.pods?.metric.name ?? '';
         const rule = rules.find((r) => r.name?.as === name);
         expect(rule, `an adapter rule serving ${name}`).toBeDefined();
+        // The adapter discovers the metric through seriesQuery, then asks metricsQuery for the HPA's pods.
+        expect(await prometheus.query(rule?.seriesQuery ?? ''), rule?.seriesQuery).not.toEqual([]);
         const series = (rule?.name?.matches ?? '').replace(/^\^|\$$/g, '');
         const query = (rule?.metricsQuery ?? '')
           .replaceAll('<<.Series>>', series)
