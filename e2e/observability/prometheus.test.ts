@@ -14,6 +14,7 @@ import {
   type Manifest,
   type RuleGroup,
   ruleGroups,
+  type ScrapeJob,
   scaleRules,
   scrapeJobs,
 } from '../../deploy/prometheus/config.ts';
@@ -33,7 +34,14 @@ const INTERVAL_S = 1;
 /** Scrape, evaluation and the poll of /api/v1/alerts, on top of an alert's onset and `for:`. */
 const SLACK_S = 3 * INTERVAL_S + 7;
 
-type Fault = 'upstream-stalls' | 'foreign-dsn' | 'web-5xx' | 'web-slow-pages' | 'web-over-in-flight-cap' | 'pods-gone';
+type Fault =
+  | 'upstream-stalls'
+  | 'foreign-dsn'
+  | 'web-5xx'
+  | 'web-slow-pages'
+  | 'web-over-in-flight-cap'
+  | 'relay-pod-down'
+  | 'web-target-gone';
 
 /**
  * Every alert of the PrometheusRule: the fault that must make it fire, and how long (scaled) that fault needs before
@@ -51,8 +59,11 @@ const alertFaults: Record<string, { fault: Fault; onsetS: number } | { cannot: s
   TelemetryRelayEnvelopesExpired: { fault: 'upstream-stalls', onsetS: 75 },
   // Each timed-out delivery took 3 s: the p99 is over 2 s once the first ones are counted.
   TelemetryRelayUpstreamSlow: { fault: 'upstream-stalls', onsetS: 5 },
-  TelemetryRelayScrapeMissing: { fault: 'pods-gone', onsetS: 2 },
-  WebScrapeMissing: { fault: 'pods-gone', onsetS: 2 },
+  // The `up == 0` half: the process is killed, its target stays configured.
+  TelemetryRelayScrapeMissing: { fault: 'relay-pod-down', onsetS: 2 },
+  // The `absent()` half: the job's target is dropped from the config (no pod left to discover), `up` goes stale.
+  // Prometheus marks a dropped target's series stale two intervals after its last scrape.
+  WebScrapeMissing: { fault: 'web-target-gone', onsetS: 4 },
   WebHigh5xxRate: { fault: 'web-5xx', onsetS: 2 },
   // The item page's deferred part takes 1.5 s (CATALOG_RELATED_DELAY_MS).
   WebHighLatency: { fault: 'web-slow-pages', onsetS: 3 },
@@ -61,6 +72,7 @@ const alertFaults: Record<string, { fault: Fault; onsetS: number } | { cannot: s
 
 let objects: K8sObject[];
 let groups: RuleGroup[];
+let jobs: ScrapeJob[];
 let stack: ObservedStack;
 let prometheus: PrometheusProcess;
 const firstFiring = new Map<string, number>();
@@ -97,8 +109,9 @@ beforeAll(async () => {
   objects = await renderOverlay('prod');
   groups = scaleRules(ruleGroups(objects as Manifest[]), TIME_SCALE);
   stack = await startObservedStack();
+  jobs = scrapeJobs(objects as Manifest[], (workload) => stack.adminAddress[workload as 'web'], `${INTERVAL_S}s`);
   prometheus = await startPrometheus({
-    jobs: scrapeJobs(objects as Manifest[], (workload) => stack.adminAddress[workload as 'web'], `${INTERVAL_S}s`),
+    jobs,
     groups,
     interval: `${INTERVAL_S}s`,
   });
@@ -226,12 +239,14 @@ describe('under faults', () => {
     foreign();
     window.end = Date.now();
 
-    // Last, both targets go away.
+    // Last, the relay's pod dies and web's target disappears.
     for (const stop of healthyStops.splice(0)) stop();
-    await stack.web.kill();
     await stack.relay.kill();
-    start('pods-gone');
-    await untilFired(alertsOf('pods-gone'), Date.now());
+    start('relay-pod-down');
+    // The job stays with no target, as a PodMonitor whose pods are all gone (a removed job writes no stale markers).
+    prometheus.reload(jobs.map((job) => (job.job_name === 'web' ? { ...job, static_configs: [] } : job)));
+    start('web-target-gone');
+    await untilFired(alertsOf('relay-pod-down', 'web-target-gone'), Date.now());
 
     const late = Object.entries(alertFaults).flatMap(([name, row]) => {
       if (!('fault' in row)) return [];

@@ -63,6 +63,8 @@ export function prometheusApi(url: string) {
 export type PrometheusApi = ReturnType<typeof prometheusApi>;
 
 export interface PrometheusProcess extends PrometheusApi {
+  /** Rewrites the scrape jobs and reloads them (SIGHUP): a target left out is gone, its series marked stale. */
+  reload(jobs: ScrapeJob[]): void;
   close(): Promise<void>;
 }
 
@@ -74,12 +76,15 @@ export async function startPrometheus(options: {
 }): Promise<PrometheusProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-prometheus-'));
   writeFileSync(join(dir, 'rules.yml'), stringify({ groups: options.groups }));
-  const config = {
-    global: { scrape_interval: options.interval, evaluation_interval: options.interval },
-    rule_files: [join(dir, 'rules.yml')],
-    scrape_configs: options.jobs,
+  const writeConfig = (jobs: ScrapeJob[]) => {
+    const config = {
+      global: { scrape_interval: options.interval, evaluation_interval: options.interval },
+      rule_files: [join(dir, 'rules.yml')],
+      scrape_configs: jobs,
+    };
+    writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
   };
-  writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
+  writeConfig(options.jobs);
   const port = await freePort();
   const child = spawn(
     process.env.PROMETHEUS ?? 'prometheus',
@@ -108,5 +113,9 @@ export async function startPrometheus(options: {
     await close();
     throw error;
   }
-  return { ...prometheusApi(url), close };
+  const reload = (jobs: ScrapeJob[]) => {
+    writeConfig(jobs);
+    child.kill('SIGHUP');
+  };
+  return { ...prometheusApi(url), reload, close };
 }
