@@ -17,9 +17,14 @@ interface ComposeService {
   read_only?: boolean;
   cap_drop?: string[];
   pull_policy?: string;
+  profiles?: string[];
+  develop?: { watch?: { action: string; path: string }[] };
 }
 
-async function composeConfig(env: Record<string, string> = {}): Promise<{
+async function composeConfig(
+  env: Record<string, string> = {},
+  options: string[] = [],
+): Promise<{
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
 }> {
@@ -29,10 +34,14 @@ async function composeConfig(env: Record<string, string> = {}): Promise<{
     HOME: process.env.HOME ?? '',
     DOCKER_HOST: process.env.DOCKER_HOST ?? '',
   };
-  const { stdout } = await run('docker', ['compose', '-f', 'docker-compose.yml', 'config', '--format', 'json'], {
-    cwd: repoRoot,
-    env: { ...base, ...env },
-  });
+  const { stdout } = await run(
+    'docker',
+    ['compose', '-f', 'docker-compose.yml', ...options, 'config', '--format', 'json'],
+    {
+      cwd: repoRoot,
+      env: { ...base, ...env },
+    },
+  );
   return JSON.parse(stdout);
 }
 
@@ -105,5 +114,26 @@ describe('docker-compose.yml', () => {
     const overridden = await composeConfig({ WEB_PORT: '8080', SENTRY_DSN: 'https://k@sentry.example.com/7' });
     expect(overridden.services.web?.ports?.[0]?.published).toBe('8080');
     expect(overridden.services.relay?.environment?.ALLOWED_DSNS).toBe('https://k@sentry.example.com/7');
+  });
+
+  it('adds Prometheus only with the observability profile: built here, hardened, healthy by node, on loopback', async () => {
+    const observed = (await composeConfig({}, ['--profile', 'observability'])).services;
+    expect(Object.keys(observed).sort()).toEqual(['prometheus', 'relay', 'viewer', 'web']);
+    const prometheus = observed.prometheus;
+    expect(prometheus?.profiles).toEqual(['observability']);
+    expect(prometheus?.build?.dockerfile).toBe('deploy/prometheus/Dockerfile');
+    expect(prometheus?.healthcheck?.test?.slice(0, 2)).toEqual(['CMD', 'node']);
+    expect([prometheus?.read_only, prometheus?.cap_drop]).toEqual([true, ['ALL']]);
+    expect(prometheus?.ports?.map((p) => `${p.host_ip} ${p.target}`)).toEqual(['127.0.0.1 9090']);
+  });
+
+  it('rebuilds web on `docker compose watch` from its sources and the workspaces it bundles', () => {
+    const watched = services.web?.develop?.watch ?? [];
+    expect(new Set(watched.map((w) => w.action))).toEqual(new Set(['rebuild']));
+    expect(watched.map((w) => w.path.slice(repoRoot.length))).toEqual([
+      'services/web',
+      'packages/service-kit',
+      'packages/telemetry-rules',
+    ]);
   });
 });

@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './support/manifests.ts';
 
-const dockerfiles = ['services/web/Dockerfile', 'services/telemetry-relay/Dockerfile', 'deploy/viewer/Dockerfile'];
+const dockerfiles = [
+  'services/web/Dockerfile',
+  'services/telemetry-relay/Dockerfile',
+  'deploy/viewer/Dockerfile',
+  'deploy/prometheus/Dockerfile',
+];
 // `${NODE_IMAGE}` is the Dockerfiles' ARG (default node:24-bookworm-slim, checked below), written literally: no stage
 // names a base of its own, so what builds here (NODE_IMAGE=the local base) and a CI that pulls differ only there.
 const allowedBases = new Set(['scratch', ['$', '{NODE_IMAGE}'].join('')]);
@@ -68,7 +73,7 @@ describe.each(dockerfiles)('%s', (path) => {
   });
 
   it('labels the image (OCI) and passes the release as a build argument', () => {
-    if (path.startsWith('deploy/viewer')) return; // a development tool: no release of ours to record
+    if (path.startsWith('deploy/')) return; // development tools: no release of ours to record
     expect(final.lines).toContain('ARG RELEASE=dev');
     expect(final.lines).toContain('ARG REVISION=unknown');
     expect(final.lines).toContain('ARG VERSION=dev');

@@ -1,7 +1,7 @@
 // Every metric name the deployment relies on is one the services really export, in PromQL that Prometheus parses:
 // the HPAs' custom metrics through the prometheus-adapter rules, the Grafana dashboard's panels and the alerts.
 // The truth is each service's own /metrics (support/exported-metrics.ts); names from the cluster's standard
-// exporters are listed below, one by one. A dashboard cannot be loaded into a real Grafana here (no image, no
+// exporters are listed one by one (../prometheus/cluster-metrics.ts). A dashboard cannot be loaded into a real Grafana here (no image, no
 // package), so its JSON is held to the structure Grafana's dashboard sidecar needs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,19 +9,10 @@ import type { HorizontalPodAutoscaler } from 'kubernetes-types/autoscaling/v2.js
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { clusterMetrics } from '../prometheus/cluster-metrics.ts';
 import { exportedMetrics, type Service, services } from './support/exported-metrics.ts';
 import { type K8sObject, ofKind, overlays, renderOverlay } from './support/manifests.ts';
 import { matcherValue, promtool, type Selector, selectorsOf } from './support/promql.ts';
-
-/** Series from the cluster's standard exporters that the dashboard reads; anything else must come from a service. */
-const clusterMetrics: Record<string, string> = {
-  container_cpu_usage_seconds_total: 'cAdvisor (kubelet)',
-  container_memory_working_set_bytes: 'cAdvisor (kubelet)',
-  kube_pod_info: 'kube-state-metrics',
-  kube_persistentvolumeclaim_info: 'kube-state-metrics',
-  kube_pod_spec_volumes_persistentvolumeclaims_info: 'kube-state-metrics',
-  kube_horizontalpodautoscaler_status_current_replicas: 'kube-state-metrics',
-};
 
 /** Series Prometheus itself writes for every scrape target (the scrape-absence alerts read them). */
 const scrapeSeries = new Set(['up']);

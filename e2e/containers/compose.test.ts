@@ -1,9 +1,13 @@
 // Compose smoke test: the developer stack from docker-compose.yml comes up healthy, serves a page, and an envelope
 // posted to the web service's tunnel path travels web → relay → Spotlight, which shows it as a Sentry envelope.
+// With the observability profile, Prometheus joins and scrapes both services with the project's rules.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Manifest, ruleGroups } from '../../deploy/prometheus/config.ts';
+import { renderOverlay } from '../../deploy/test/support/manifests.ts';
 import { launchChromium } from '../support/browser.ts';
 import { buildImage, docker, E2E_TAG, errorEnvelope, newEventId } from '../support/containers.ts';
+import { prometheusApi } from '../support/prometheus.ts';
 import { serverTelemetryInSpotlight, spotlightEvent } from '../support/spotlight.ts';
 
 const project = `ssr-e2e-${process.pid}`;
@@ -15,6 +19,7 @@ const env = {
   WEB_PORT: '0',
   RELAY_PORT: '0',
   VIEWER_PORT: '0',
+  PROMETHEUS_PORT: '0',
   DIAGNOSTICS: '1',
 };
 const compose = (...args: string[]) => docker(['compose', '-p', project, '-f', 'docker-compose.yml', ...args], { env });
@@ -24,13 +29,14 @@ async function published(service: string, port: number): Promise<string> {
   return `http://127.0.0.1:${address.split(':').pop()}`;
 }
 
+afterAll(async () => {
+  await compose('--profile', 'observability', 'down', '-v', '--timeout', '10').catch(() => undefined);
+});
+
 describe('docker compose stack', () => {
   beforeAll(async () => {
     for (const image of ['telemetry-viewer', 'telemetry-relay', 'web'] as const) await buildImage(image);
     await compose('up', '-d', '--wait', '--wait-timeout', '120');
-  });
-  afterAll(async () => {
-    await compose('down', '-v', '--timeout', '10').catch(() => undefined);
   });
 
   it('brings every service up healthy', async () => {
@@ -92,5 +98,36 @@ describe('docker compose stack', () => {
     // Spotlight parses (and its UI shows) only what arrives as a Sentry envelope.
     expect(event.type).toBe('application/x-sentry-envelope');
     expect(event.data).toContain('compose smoke test');
+  });
+});
+
+// The same project, the profile added: compose starts Prometheus beside the running services.
+describe('docker compose --profile observability', () => {
+  beforeAll(async () => {
+    await buildImage('prometheus');
+    await compose('--profile', 'observability', 'up', '-d', '--wait', '--wait-timeout', '120');
+  });
+
+  it("adds Prometheus, scraping web and relay with the PodMonitors' jobs and the project's rules loaded", async () => {
+    const prometheus = prometheusApi(await published('prometheus', 9090));
+    await expect
+      .poll(async () => (await prometheus.targets()).map((t) => `${t.labels.job} ${t.health}`).sort(), {
+        timeout: 30_000,
+        interval: 1_000,
+      })
+      .toEqual(['telemetry-relay up', 'web up']);
+    const alerts = ruleGroups((await renderOverlay('dev')) as Manifest[]).flatMap((g) => g.rules.map((r) => r.alert));
+    const rules = await prometheus.rules();
+    expect(rules.map((r) => r.name).sort()).toEqual(alerts.sort());
+    expect(rules.filter((r) => r.health === 'err')).toEqual([]);
+    // The services' own series arrive under the dashboard's labels.
+    const up = await prometheus.query('up{namespace="ssr-telemetry-dev"}');
+    expect(up.map((s) => `${s.metric.pod} ${s.value[1]}`).sort()).toEqual(['telemetry-relay-0 1', 'web-0 1']);
+  });
+
+  it('serves its web UI on the published port', async () => {
+    const response = await fetch(`${await published('prometheus', 9090)}/graph`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('Prometheus');
   });
 });

@@ -9,11 +9,12 @@ import { GenericContainer, type StartedNetwork, type StartedTestContainer, Wait 
 const run = promisify(execFile);
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-export type ImageName = 'web' | 'telemetry-relay' | 'telemetry-viewer';
+export type ImageName = 'web' | 'telemetry-relay' | 'telemetry-viewer' | 'prometheus';
 const dockerfiles: Record<ImageName, string> = {
   web: 'services/web/Dockerfile',
   'telemetry-relay': 'services/telemetry-relay/Dockerfile',
   'telemetry-viewer': 'deploy/viewer/Dockerfile',
+  prometheus: 'deploy/prometheus/Dockerfile',
 };
 /** The tag the suites (and the compose smoke test, via IMAGE_TAG) use; E2E_IMAGE_TAG keeps checkouts apart. */
 export const E2E_TAG = process.env.E2E_IMAGE_TAG || 'e2e';

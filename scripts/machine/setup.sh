@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and starts what the tests need beyond Node and npm, when it is missing: Docker engine (Debian's docker.io),
-# docker compose v2, kubectl and promtool (extracted from Debian trixie's packages: bookworm's are too old or
+# docker compose v2, kubectl, promtool and prometheus (extracted from Debian trixie's packages: bookworm's are too old or
 # missing), debootstrap, Chromium, docker-registry and skopeo (the release suite), wrk (the web benchmarks), and the
 # locally built base image localhost/ssr-telemetry/node:24-bookworm-slim (nothing can be pulled from a registry here;
 # its own name, so the official node:24-bookworm-slim is never shadowed).
@@ -54,6 +54,12 @@ fi
 if ! command -v promtool >/dev/null; then
   echo "setup: promtool (from Debian trixie's promtool package)" >&2
   trixie_install promtool usr/bin/promtool /usr/local/bin
+fi
+
+# prometheus: the e2e suite runs Debian's server against both services (e2e/observability/prometheus.test.ts).
+if ! command -v prometheus >/dev/null; then
+  echo "setup: prometheus (from Debian trixie's prometheus package)" >&2
+  trixie_install prometheus usr/bin/prometheus /usr/local/bin
 fi
 
 if ! docker info >/dev/null 2>&1; then
