@@ -27,6 +27,13 @@ describe('createServiceApp', () => {
     expect((await service.app.inject('/healthz')).statusCode).toBe(200);
   });
 
+  it('with briefReadiness, /readyz says "not ready" without the reasons', async () => {
+    service = await createServiceApp('test', config, { briefReadiness: true });
+    service.readiness.checks.push(() => 'heap 300 MiB');
+    const failing = await service.app.inject('/readyz');
+    expect([failing.statusCode, failing.json()]).toEqual([503, { status: 'not ready' }]);
+  });
+
   it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
     service = await createServiceApp('test', config);
     const kept = await service.app.inject({ url: '/healthz', headers: { 'x-request-id': 'req-123' } });

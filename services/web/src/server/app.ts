@@ -53,6 +53,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   const service = await createServiceApp('web', config.server, {
     // Replaced by logRequests below: one sampled line per request, every failure logged.
     skipRequestLog: () => true,
+    // With an admin port, the reasons (heap, RSS, event loop while shedding) are told there only.
+    briefReadiness: config.metricsPort !== undefined,
     fastify: {
       requestTimeout: requestTimeoutMs,
       keepAliveTimeout: keepAliveTimeoutMs,
