@@ -20,6 +20,7 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   // other route (health, readiness, metrics) goes through Fastify as in the other services.
   let tunnel: TunnelHandler | undefined;
   const { app, readiness } = await createServiceApp('telemetry-relay', config.server, {
+    trustedProxyHops: config.trustedProxyHops,
     fastify: {
       serverFactory: (fastifyHandler) => {
         // Fastify's own timeout options do not reach a server it did not create: they are set here.

@@ -9,6 +9,7 @@ import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
 import { answerServerFailure } from './failures.ts';
+import { screenForwardedHost } from './forwarded-host.ts';
 import { createLoadShedder } from './load-shedding.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
 import { createPageFastPath } from './page-fast-path.ts';
@@ -48,6 +49,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   const shedder = createLoadShedder({ limits: config.loadShedding, metrics });
   const pageGets = createPageFastPath();
   const serverFactory = options.serverFactory ?? ((handler) => createServer(handler));
+  const screenHost = screenForwardedHost(config);
   // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
   const trustProxy = (_address: string, hop: number) => hop < config.trustedProxyHops;
   const service = await createServiceApp('web', config.server, {
@@ -55,6 +57,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     skipRequestLog: () => true,
     // With an admin port, the reasons (heap, RSS, event loop while shedding) are told there only.
     briefReadiness: config.metricsPort !== undefined,
+    trustedProxyHops: config.trustedProxyHops,
     fastify: {
       requestTimeout: requestTimeoutMs,
       keepAliveTimeout: keepAliveTimeoutMs,
@@ -66,7 +69,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       childLoggerFactory: requestLogger,
       // Load shedding answers ahead of everything (load-shedding.ts says why), then page GETs are answered ahead
       // of Fastify (page-fast-path.ts).
-      serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(pageGets.ahead(handler)), serverOptions),
+      serverFactory: (handler, serverOptions) =>
+        serverFactory(screenHost(shedder.guard(pageGets.ahead(handler))), serverOptions),
     },
   });
   const { app } = service;
@@ -144,6 +148,10 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   // The paths Fastify has other routes for: the probes, metrics, assets and the tunnel (test/page-fast-path.test.ts
   // checks this against Fastify's route table).
   const isPage = (path: string) => !isProbeOrAsset(path) && !(tunnelPath && path.startsWith(tunnelPath));
-  pageGets.register(app, { pages, isPage, security, metrics, requestLog, readiness: service.readiness, trustProxy });
+  pageGets.register(app, {
+    ...{ pages, isPage, security, metrics, requestLog, trustProxy },
+    readiness: service.readiness,
+    trustedProxyHops: config.trustedProxyHops,
+  });
   return { ...service, metrics, ...(adminPort ? { adminPort } : {}) };
 }

@@ -33,6 +33,8 @@ export interface PagePathParts {
   readiness: Readiness;
   /** Fastify's trustProxy function: whether the peer at `hop` may say what the browser used (X-Forwarded-*). */
   trustProxy: (address: string, hop: number) => boolean;
+  /** TRUSTED_PROXY_HOPS: whether an incoming X-Request-Id is the edge's (service-kit's requestIdFrom). */
+  trustedProxyHops: number;
 }
 
 export interface PageFastPath {
@@ -181,7 +183,7 @@ function isPageGet(req: IncomingMessage, parts: PagePathParts): boolean {
 
 function servePage(req: IncomingMessage, res: ServerResponse, parts: PagePathParts, log: FastifyBaseLogger) {
   const started = performance.now();
-  const requestId = requestIdFrom(req);
+  const requestId = requestIdFrom(req, parts.trustedProxyHops);
   res.setHeader('x-request-id', requestId);
   const request = new FastRequest(req, parts, log, withTraceId({ requestId }));
   res.once('finish', () => {
