@@ -34,6 +34,8 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
             connectionsCheckingInterval: 1_000,
           },
           (req: IncomingMessage, res: ServerResponse) => {
+            // Every answer is JSON or text: no browser may read one as anything else.
+            res.setHeader('x-content-type-options', 'nosniff');
             if (tunnel && isTunnelUrl(req.url, config.tunnelPath)) tunnel(req, res);
             else fastifyHandler(req, res);
           },
