@@ -19,6 +19,8 @@ export function requestIdFrom(req: IncomingMessage, trustedProxyHops = 0): strin
 export interface LoggingOptions {
   /** TRUSTED_PROXY_HOPS: with a trusted proxy in front, its X-Request-Id is the request's id (requestIdFrom). */
   trustedProxyHops?: number;
+  /** Where the JSON lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): unknown };
   /** Return true to leave a request's "incoming"/"completed" lines out (for sampling busy routes). */
   skipRequestLog?: (req: FastifyRequest) => boolean;
 }
@@ -41,6 +43,7 @@ export function loggingOptions(
         paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
         censor: '[redacted]',
       },
+      ...(options.logStream ? { stream: options.logStream } : {}),
     },
     genReqId: (req) => requestIdFrom(req, options.trustedProxyHops),
     logController: new LogController({

@@ -17,7 +17,7 @@ import { answerPageData } from './pages/page-data.ts';
 import type { PageReply, PageRequest } from './pages/page-io.ts';
 import type { Pages } from './pages/query.ts';
 import { pageHeaders } from './pages.ts';
-import { type RequestLog, withTraceId } from './request-log.ts';
+import { loggedUrl, type RequestLog, withTraceId } from './request-log.ts';
 import type { CspNonces, SecurityHeaders } from './security.ts';
 
 /** The route a page answered here is labelled with until the router names its pattern (as Fastify's would be). */
@@ -136,7 +136,7 @@ class FastReply implements PageReply {
   send(payload?: string | Buffer | NodeJS.ReadableStream) {
     const res = this.raw;
     if (this.#sent || res.headersSent) {
-      this.#request.log.warn({ url: this.#request.url }, 'reply was already sent');
+      this.#request.log.warn({ url: loggedUrl(this.#request.url) }, 'reply was already sent');
       return this;
     }
     this.#sent = true;

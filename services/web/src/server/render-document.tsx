@@ -63,7 +63,7 @@ function head(parts: DocumentParts): string {
   // (docs/benchmarks.md, "Lighthouse").
   const preloads = assets
     .preloadFor(parts.viewModules)
-    .map((href) => `<link rel="modulepreload" href="${href}" fetchpriority="low">`)
+    .map((href) => `<link rel="modulepreload" href="${href}" nonce="${nonce}" fetchpriority="low">`)
     .join('');
   const css =
     assets.inlineCss !== undefined

@@ -121,7 +121,10 @@ function pageDirectives(options: SecurityOptions): Directives {
   const connectOrigins = options.connectOrigins ?? [];
   return {
     defaultSrc: ["'self'"],
-    scriptSrc: ["'self'", nonce('script')],
+    // Nonces only, and what a nonced script loads ('strict-dynamic'): no host allowance a stray script could use.
+    scriptSrc: [nonce('script'), "'strict-dynamic'"],
+    // DOM sinks (innerHTML, script src) take only Trusted Types objects; nothing here writes to one.
+    requireTrustedTypesFor: ["'script'"],
     // Vite's dev server injects CSS with inline <style> elements (HMR); a build links files. A nonce in the
     // list would make browsers ignore 'unsafe-inline', so dev has none for styles.
     styleSrc: options.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", nonce('style')],
