@@ -3,6 +3,7 @@
 // it, 1 000 times over; through a real socket and through inject() (past Node's parser, as if its header limit were
 // raised). Each answer is a bounded 4xx or a bounded acceptance: no 5xx, at most 8 KiB more than the same request with
 // a one-character value, and no log line over 8 KiB.
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -112,5 +113,17 @@ describe.each([
     expect(answer.bytes - baseline.bytes, 'response growth').toBeLessThanOrEqual(MAX_GROWTH);
     const longest = Math.max(0, ...service.lines.map((line) => line.length));
     expect(longest, 'longest log line').toBeLessThanOrEqual(MAX_LOG_LINE);
+  });
+});
+
+describe('the inventory', () => {
+  it("lists the same fields as docs/web.md's table, in the same order", () => {
+    const doc = readFileSync(new URL('../../../docs/web.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## What the service reads from a request'));
+    const table = section.slice(0, section.indexOf('\n## ') === -1 ? undefined : section.indexOf('\n## '));
+    const rows = [...table.matchAll(/^\| ([^|]+?) \|/gm)]
+      .map((m) => m[1])
+      .filter((f) => f !== 'Field' && !f?.startsWith('-'));
+    expect(rows).toEqual(REQUEST_FIELDS.map((row) => row.field));
   });
 });
