@@ -104,6 +104,18 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
     }
   });
 
+  it('removes the forwarding headers Envoy passes on from the client (X-Forwarded-Host, Forwarded)', () => {
+    for (const route of ofKind<IHTTPRoute>(objects, 'HTTPRoute')) {
+      for (const rule of route.spec.rules ?? []) {
+        const removed = (rule.filters ?? [])
+          .filter((f) => f.type === 'RequestHeaderModifier')
+          .flatMap((f) => f.requestHeaderModifier?.remove ?? [])
+          .map((name) => name.toLowerCase());
+        expect(removed, route.metadata?.name).toEqual(expect.arrayContaining(['x-forwarded-host', 'forwarded']));
+      }
+    }
+  });
+
   it('gives every route a timeout and a body limit, and the tunnel per-client rate and connection limits', () => {
     const policies = ofKind<TrafficPolicy>(objects, 'BackendTrafficPolicy');
     for (const route of ofKind<IHTTPRoute>(objects, 'HTTPRoute')) {

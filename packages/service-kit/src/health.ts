@@ -14,25 +14,35 @@ export function createReadiness(): Readiness {
   return { draining: false, checks: [] };
 }
 
-/** What GET /readyz answers: 200 when ready, else 503 with the reasons (also for servers that are not Fastify). */
-export async function readinessReport(readiness: Readiness): Promise<{ statusCode: number; body: object }> {
+/**
+ * What GET /readyz answers: 200 when ready, else 503 with the reasons (also for servers that are not Fastify).
+ * `brief`: the status alone, for a port anyone reaches (the reasons may tell heap and RSS figures).
+ */
+export async function readinessReport(
+  readiness: Readiness,
+  brief = false,
+): Promise<{ statusCode: number; body: object }> {
   if (readiness.draining) return { statusCode: 503, body: { status: 'draining' } };
   const reasons = (await Promise.all(readiness.checks.map((check) => check()))).filter(
     (reason): reason is string => reason !== undefined,
   );
-  if (reasons.length > 0) return { statusCode: 503, body: { status: 'not ready', reasons } };
+  if (reasons.length > 0)
+    return { statusCode: 503, body: brief ? { status: 'not ready' } : { status: 'not ready', reasons } };
   return { statusCode: 200, body: { status: 'ready' } };
 }
 
 /** GET /healthz: the process is alive. GET /readyz: it should get traffic. */
-export async function healthRoutes(app: FastifyInstance, opts: { readiness: Readiness }): Promise<void> {
-  const { readiness } = opts;
+export async function healthRoutes(
+  app: FastifyInstance,
+  opts: { readiness: Readiness; briefReadiness?: boolean },
+): Promise<void> {
+  const { readiness, briefReadiness = false } = opts;
   const logLevel = 'warn' as const; // probes every few seconds would drown the request log
 
   app.get('/healthz', { logLevel }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { logLevel }, async (_req, reply) => {
-    const { statusCode, body } = await readinessReport(readiness);
+    const { statusCode, body } = await readinessReport(readiness, briefReadiness);
     return reply.code(statusCode).send(body);
   });
 }

@@ -15,7 +15,11 @@ export interface ServiceApp {
 export async function createServiceApp(
   service: string,
   config: ServerConfig,
-  options: LoggingOptions & { fastify?: Omit<FastifyServerOptions, 'logger' | 'genReqId' | 'logController'> } = {},
+  options: LoggingOptions & {
+    fastify?: Omit<FastifyServerOptions, 'logger' | 'genReqId' | 'logController'>;
+    /** /readyz here says ready or not, without the reasons (an admin port has them). */
+    briefReadiness?: boolean;
+  } = {},
 ): Promise<ServiceApp> {
   const readiness = createReadiness();
   const app = Fastify({ ...options.fastify, ...loggingOptions(service, config, options) });
@@ -27,6 +31,6 @@ export async function createServiceApp(
   app.addHook('onSend', async function closeWhileDraining(_req, reply) {
     if (readiness.draining) reply.header('connection', 'close');
   });
-  await app.register(healthRoutes, { readiness });
+  await app.register(healthRoutes, { readiness, briefReadiness: options.briefReadiness ?? false });
   return { app, readiness };
 }

@@ -27,8 +27,21 @@ describe('createServiceApp', () => {
     expect((await service.app.inject('/healthz')).statusCode).toBe(200);
   });
 
-  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+  it('with briefReadiness, /readyz says "not ready" without the reasons', async () => {
+    service = await createServiceApp('test', config, { briefReadiness: true });
+    service.readiness.checks.push(() => 'heap 300 MiB');
+    const failing = await service.app.inject('/readyz');
+    expect([failing.statusCode, failing.json()]).toEqual([503, { status: 'not ready' }]);
+  });
+
+  it("takes no client's X-Request-Id without a trusted proxy in front", async () => {
     service = await createServiceApp('test', config);
+    const res = await service.app.inject({ url: '/healthz', headers: { 'x-request-id': 'req-123' } });
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('behind a trusted proxy, echoes its well-formed X-Request-Id and replaces a malformed one', async () => {
+    service = await createServiceApp('test', config, { trustedProxyHops: 1 });
     const kept = await service.app.inject({ url: '/healthz', headers: { 'x-request-id': 'req-123' } });
     expect(kept.headers['x-request-id']).toBe('req-123');
     const replaced = await service.app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id\nforged' } });

@@ -24,6 +24,7 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     // Fastify's request lines quote the URL and Host, up to Node's 16 KiB header limit: the routes log their own
     // lines instead, sampled and without client text (issue 24).
     skipRequestLog: () => true,
+    trustedProxyHops: config.trustedProxyHops,
     fastify: {
       serverFactory: (fastifyHandler) => {
         // Fastify's own timeout options do not reach a server it did not create: they are set here.
@@ -37,6 +38,8 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
             connectionsCheckingInterval: 1_000,
           },
           (req: IncomingMessage, res: ServerResponse) => {
+            // Every answer is JSON or text: no browser may read one as anything else.
+            res.setHeader('x-content-type-options', 'nosniff');
             if (tunnel && isTunnelUrl(req.url, config.tunnelPath)) tunnel(req, res);
             else fastifyHandler(req, res);
           },

@@ -76,6 +76,22 @@ describe("the Node SDK's envelopes go through the relay the tunnel path forwards
   });
 });
 
+describe('script-src: the nonce, nothing by host (issue 28.9)', () => {
+  it("allows scripts by this response's nonce only (no 'self', no 'strict-dynamic')", async () => {
+    const { app } = await appForTest({ SENTRY_DSN: DSN });
+    const res = await app.inject({ url: '/catalog' });
+    const policy = String(res.headers['content-security-policy']);
+    const scriptSrc = /script-src ([^;]*)/.exec(policy)?.[1];
+    const nonce = /'nonce-([0-9a-f]{32})'/.exec(scriptSrc ?? '')?.[1];
+    expect(scriptSrc).toBe(`'nonce-${nonce}'`);
+    // Every script that runs, and every module preloaded, carries the nonce (data scripts run nothing).
+    const tags =
+      res.body.match(/<script(?![^>]*type="application\/json")[^>]*>|<link rel="modulepreload"[^>]*>/g) ?? [];
+    expect(tags.length).toBeGreaterThan(2);
+    for (const tag of tags) expect(tag).toContain(`nonce="${nonce}"`);
+  });
+});
+
 describe('CSP nonces', () => {
   it('are 128-bit hex, and no two are alike across blocks of drawn bytes', () => {
     const seen = new Set<string>();

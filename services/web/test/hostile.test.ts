@@ -61,7 +61,7 @@ describe('the Origin of an action behind the edge (TRUSTED_PROXY_HOPS=1)', () =>
   ])('Origin %s on a %s request → %i', async (origin, proto, status) => {
     const res = await post(origin, proto);
     expect(res.statusCode).toBe(status);
-    if (status === 403) expect(res.body).toContain(`Origin ${origin} is not ${proto}://shop.test`);
+    if (status === 403) expect(res.body).toContain(`Origin "${origin}" is not "${proto}://shop.test"`);
   });
 });
 

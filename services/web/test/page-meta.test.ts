@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageMetaOf } from '../src/framework/page-meta.ts';
+import { canonicalUrl, pageMetaOf } from '../src/framework/page-meta.ts';
 import { canonicalOrigin } from '../src/server/canonical-origin.ts';
 import { appForTest, testApp } from './helpers.ts';
 
@@ -99,6 +101,57 @@ describe('the canonical URL, whatever Host the request names', () => {
     ['not a url', undefined],
   ])('canonicalOrigin(%s) with nothing configured: %s', (origin, expected) => {
     expect(canonicalOrigin(origin, { publicOrigin: undefined, allowedOrigins: [] })).toBe(expected);
+  });
+});
+
+describe('a path that names another host never makes an off-site canonical URL (issue 28.5)', () => {
+  const sneaky = [
+    '//evil.example/x',
+    '/\\evil.example/x',
+    '/\\\\evil.example/x',
+    '///evil.example/x',
+    '/\\/evil.example',
+  ];
+  /** The request line as written, over a real socket: fetch and inject may normalize what a raw client sends. */
+  async function rawHead(port: number, path: string): Promise<string> {
+    const socket = connect(port, '127.0.0.1');
+    socket.end(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of socket) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString();
+    return text.slice(0, text.indexOf('</head>'));
+  }
+  const canonicalOf = (head: string) => /<link rel="canonical" href="([^"]*)">/.exec(head)?.[1];
+
+  it.each(sneaky)('%s, injected: canonical and og:url on PUBLIC_ORIGIN', async (path) => {
+    const head = await headOf(path);
+    const canonical = canonicalOf(head);
+    expect(canonical && new URL(canonical).origin).toBe('https://shop.test');
+    expect(content(head, 'property', 'og:url')).toBe(canonical);
+    expect(head).not.toMatch(/href="[a-z]+:\/\/evil|content="[a-z]+:\/\/evil/);
+  });
+
+  it.each(sneaky)('%s over a socket, with and without PUBLIC_ORIGIN', async (path) => {
+    for (const env of [{ PUBLIC_ORIGIN: 'https://shop.test' }, {}]) {
+      const web = await appForTest(env);
+      await web.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = web.app.server.address() as AddressInfo;
+      const head = await rawHead(port, path);
+      const canonical = canonicalOf(head);
+      const origin = 'PUBLIC_ORIGIN' in env ? 'https://shop.test' : `http://127.0.0.1:${port}`;
+      expect(canonical && new URL(canonical).origin).toBe(origin);
+      expect(content(head, 'property', 'og:url')).toBe(canonical);
+      expect(head).not.toContain('://evil.example');
+    }
+  });
+
+  it.each([
+    ['//evil.example/x', 'https://shop.example/evil.example/x'],
+    ['/\\evil.example/x', 'https://shop.example/evil.example/x'],
+    ['/a//b', 'https://shop.example/a//b'],
+    ['/', 'https://shop.example/'],
+  ])('canonicalUrl(origin, %s) = %s', (path, expected) => {
+    expect(canonicalUrl('https://shop.example', path)).toBe(expected);
   });
 });
 

@@ -32,8 +32,8 @@ describe('documents and page data from one URL', () => {
     expect(res.body).toContain('<title>Catalog, page 1 · Example Store</title>');
     expect(res.body).toContain('window.__staticRouterHydrationData');
     // The matched routes' code is preloaded, like the entry at low priority: none of it is needed for the first paint.
-    expect(res.body).toContain(
-      '<link rel="modulepreload" href="/assets/catalog_list_view_tsx.js" fetchpriority="low">',
+    expect(res.body).toMatch(
+      /<link rel="modulepreload" href="\/assets\/catalog_list_view_tsx.js" nonce="[0-9a-f]{32}" fetchpriority="low">/,
     );
     expect(res.body).toContain('src="/assets/entry.js" fetchpriority="low"></script>');
   });
@@ -247,7 +247,7 @@ describe('security headers', () => {
     for (let i = 0; i < 2; i++) {
       const res = await app.inject({ url: '/' });
       const csp = String(res.headers['content-security-policy']);
-      const nonce = /script-src 'self' 'nonce-([0-9a-f]+)'/.exec(csp)?.[1];
+      const nonce = /script-src 'nonce-([0-9a-f]+)'(;|$)/.exec(csp)?.[1];
       expect(nonce).toBeDefined();
       expect(csp).toContain("connect-src 'self'");
       expect(csp).toContain("frame-ancestors 'none'");

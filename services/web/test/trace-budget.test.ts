@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { clientAddress, clientPrefix } from '../src/server/client-prefix.ts';
 import {
   admitForcedSample,
   createTokenBucket,
+  createTraceBudget,
   isForcedSample,
   traceContinuations,
 } from '../src/server/trace-budget.ts';
@@ -34,5 +36,62 @@ describe('trace continuation budget', () => {
   it('admits nothing with a budget of 0', () => {
     const bucket = createTokenBucket(0);
     expect(bucket.take()).toBe(false);
+  });
+});
+
+describe('shares of the budget (issue 28.8)', () => {
+  const request = (address: string, site?: string, forwardedFor?: string) => ({
+    headers: {
+      ...(site ? { 'sec-fetch-site': site } : {}),
+      ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+    },
+    socket: { remoteAddress: address },
+  });
+  const admitted = (admit: (r: ReturnType<typeof request>) => boolean, req: ReturnType<typeof request>, n: number) =>
+    Array.from({ length: n }, () => admit(req)).filter(Boolean).length;
+
+  it("an attacker forcing -1, with or without a forged Sec-Fetch-Site, leaves a browser's page requests their share", () => {
+    let now = 0;
+    const admit = createTraceBudget({ perSecond: 10, trustedProxyHops: 0, now: () => now });
+    expect(admitted(admit, request('203.0.113.7'), 1_000)).toBe(10);
+    expect(admitted(admit, request('203.0.113.7', 'same-origin'), 1_000)).toBe(2);
+    expect(admitted(admit, request('::ffff:198.51.100.2', 'same-origin'), 3)).toBe(2);
+    expect(admitted(admit, request('198.51.100.3', 'same-origin'), 1)).toBe(1);
+    now += 1_000;
+    expect(admitted(admit, request('203.0.113.7', 'same-origin'), 1_000)).toBe(2);
+    expect(admitted(admit, request('198.51.100.2', 'same-origin'), 1)).toBe(1);
+  });
+
+  it('counts an IPv6 /64 as one client, and the client behind the trusted proxies', () => {
+    const admit = createTraceBudget({ perSecond: 8, trustedProxyHops: 1, now: () => 0 });
+    const from = (n: number) => request('10.0.0.9', 'same-origin', `2001:db8:1:2:${n.toString(16)}::1`);
+    expect(Array.from({ length: 100 }, (_, n) => admit(from(n))).filter(Boolean).length).toBe(2);
+    expect(admit(request('10.0.0.9', 'same-origin', '2001:db8:1:3::1'))).toBe(true);
+  });
+
+  it('admits nothing with a budget of 0', () => {
+    const admit = createTraceBudget({ perSecond: 0, trustedProxyHops: 0 });
+    expect([admit(request('127.0.0.1', 'same-origin')), admit(request('127.0.0.1'))]).toEqual([false, false]);
+  });
+
+  it.each([
+    ['192.0.2.1', '192.0.2.1'],
+    ['::ffff:192.0.2.1', '192.0.2.1'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:DB8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['2001:0db8:0001:0000::', '2001:db8:1:0::/64'],
+  ])('clientPrefix(%s) = %s', (address, prefix) => {
+    expect(clientPrefix(address)).toBe(prefix);
+  });
+
+  it.each([
+    [0, '192.0.2.9, 198.51.100.1', '10.0.0.1'],
+    [1, '192.0.2.9, 198.51.100.1', '198.51.100.1'],
+    [2, '192.0.2.9, 198.51.100.1', '192.0.2.9'],
+    [3, '192.0.2.9, 198.51.100.1', '192.0.2.9'],
+  ])('clientAddress with %i trusted hops and X-Forwarded-For %s: %s', (hops, forwardedFor, expected) => {
+    expect(clientAddress(request('10.0.0.1', undefined, forwardedFor), hops)).toBe(expected);
   });
 });

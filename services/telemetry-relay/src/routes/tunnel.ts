@@ -71,7 +71,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
   };
 
   return (req, res) => {
-    const requestId = requestIdFrom(req);
+    const requestId = requestIdFrom(req, config.trustedProxyHops);
     res.setHeader('x-request-id', requestId);
     received.inc();
     if (req.method !== 'POST') {

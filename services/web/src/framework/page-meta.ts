@@ -44,6 +44,16 @@ export function pageMetaOf(
     title: deepest(matches, (h) => h.title) ?? options.appName,
     description: deepest(matches, (h) => h.description),
     lang: lang ?? DEFAULT_LANG,
-    canonical: options.origin === undefined ? undefined : new URL(options.pathname, options.origin).href,
+    canonical: options.origin === undefined ? undefined : canonicalUrl(options.origin, options.pathname),
   };
+}
+
+/**
+ * The origin with the path on it, never a URL the path chose: `new URL('//evil.example/x', origin)` (or `/\evil…`)
+ * names another site. Leading slashes and backslashes collapse to one, and the path is set, not resolved.
+ */
+export function canonicalUrl(origin: string, pathname: string): string {
+  const url = new URL(origin);
+  url.pathname = `/${pathname.replace(/^[/\\]+/, '')}`;
+  return url.href;
 }

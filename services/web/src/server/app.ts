@@ -9,6 +9,7 @@ import { buildServerRoutes } from '../framework/server-routes.ts';
 import type { Assets } from './assets.ts';
 import type { Config } from './config.ts';
 import { answerServerFailure } from './failures.ts';
+import { screenForwardedHeaders } from './forwarded-headers.ts';
 import { createLoadShedder } from './load-shedding.ts';
 import { createMetrics, type Metrics, metricsRoute, recordRequests } from './metrics.ts';
 import { createPageFastPath } from './page-fast-path.ts';
@@ -25,6 +26,8 @@ export interface BuildOptions {
   /** Directory of the built client (served under /assets/); absent in dev, where Vite serves the code. */
   clientDir?: string;
   dev?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): unknown };
   /** Lets the dev server put Vite's middleware in front of Fastify. */
   serverFactory?: FastifyServerOptions['serverFactory'];
 }
@@ -48,11 +51,16 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   const shedder = createLoadShedder({ limits: config.loadShedding, metrics });
   const pageGets = createPageFastPath();
   const serverFactory = options.serverFactory ?? ((handler) => createServer(handler));
+  const screenForwarded = screenForwardedHeaders(config);
   // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
   const trustProxy = (_address: string, hop: number) => hop < config.trustedProxyHops;
   const service = await createServiceApp('web', config.server, {
     // Replaced by logRequests below: one sampled line per request, every failure logged.
     skipRequestLog: () => true,
+    // With an admin port, the reasons (heap, RSS, event loop while shedding) are told there only.
+    briefReadiness: config.metricsPort !== undefined,
+    trustedProxyHops: config.trustedProxyHops,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     fastify: {
       requestTimeout: requestTimeoutMs,
       keepAliveTimeout: keepAliveTimeoutMs,
@@ -64,7 +72,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
       childLoggerFactory: requestLogger,
       // Load shedding answers ahead of everything (load-shedding.ts says why), then page GETs are answered ahead
       // of Fastify (page-fast-path.ts).
-      serverFactory: (handler, serverOptions) => serverFactory(shedder.guard(pageGets.ahead(handler)), serverOptions),
+      serverFactory: (handler, serverOptions) =>
+        serverFactory(screenForwarded(shedder.guard(pageGets.ahead(handler))), serverOptions),
     },
   });
   const { app } = service;
@@ -142,6 +151,10 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   // The paths Fastify has other routes for: the probes, metrics, assets and the tunnel (test/page-fast-path.test.ts
   // checks this against Fastify's route table).
   const isPage = (path: string) => !isProbeOrAsset(path) && !(tunnelPath && path.startsWith(tunnelPath));
-  pageGets.register(app, { pages, isPage, security, metrics, requestLog, readiness: service.readiness, trustProxy });
+  pageGets.register(app, {
+    ...{ pages, isPage, security, metrics, requestLog, trustProxy },
+    readiness: service.readiness,
+    trustedProxyHops: config.trustedProxyHops,
+  });
   return { ...service, metrics, ...(adminPort ? { adminPort } : {}) };
 }

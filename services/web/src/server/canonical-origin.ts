@@ -25,7 +25,8 @@ function isLoopback(hostname: string): boolean {
 export function canonicalOrigin(requestOrigin: string, options: CanonicalOriginOptions): string | undefined {
   if (options.publicOrigin) return options.publicOrigin;
   const url = URL.parse(requestOrigin);
-  if (!url) return undefined;
+  // A forwarded scheme other than http(s) makes an origin of "null", no base for a URL.
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
   if (options.allowedOrigins.includes(url.origin) || isLoopback(url.hostname)) return url.origin;
   return undefined;
 }

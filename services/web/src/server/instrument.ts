@@ -5,7 +5,7 @@ import { ignoreErrors } from '@app/telemetry-rules';
 import { loadSentryConfig } from './sentry-config.ts';
 import { withMemoryReadPerInterval } from './sentry-context.ts';
 import { isProbeOrAsset } from './service-paths.ts';
-import { admitForcedSample, createTokenBucket, isForcedSample } from './trace-budget.ts';
+import { type BudgetedRequest, createTraceBudget, isForcedSample } from './trace-budget.ts';
 
 // Sentry's `__SENTRY_DEBUG__` flag (the browser build sets it with `define`): the server does not bundle the SDK, so
 // set the global before the SDK's modules evaluate, then load them. Debug messages nobody reads cost CPU.
@@ -19,20 +19,25 @@ const { generateTraceId } = await import('@sentry/core');
 const config = loadSentryConfig(process.env);
 const rate = config?.tracesSampleRate ?? 0;
 const { tunnelPath } = config ?? {};
-const continuations = createTokenBucket(config?.traceContinuationPerSecond ?? 0);
+// TRUSTED_PROXY_HOPS as config.ts reads it (which stops the service, naming it, when it is wrong).
+const hops = Number(process.env.TRUSTED_PROXY_HOPS ?? 0);
+const admitContinuation = createTraceBudget({
+  perSecond: config?.traceContinuationPerSecond ?? 0,
+  trustedProxyHops: Number.isInteger(hops) && hops >= 0 && hops <= 10 ? hops : 0,
+});
 const untraced = (path: string) => isProbeOrAsset(path) || (tunnelPath !== undefined && path.startsWith(tunnelPath));
 
 /**
  * The SDK's own sampling decision (the incoming trace's, else sampleRand < rate), made before it builds the request's
  * span, so an unsampled request pays for none. A client's sampled decision is honoured within trace-budget.ts's
- * budget only; beyond it the request gets a trace of its own, decided here.
+ * budget only (the page's own requests have a share of their own); beyond it the request gets a trace of its own.
  */
-function skipUnsampled(path: string): boolean {
+function skipUnsampled(path: string, request: BudgetedRequest): boolean {
   if (untraced(path)) return true;
   const scope = Sentry.getCurrentScope();
   const context = scope.getPropagationContext();
   if (isForcedSample(context, rate)) {
-    if (admitForcedSample(continuations)) return false;
+    if (admitContinuation(request)) return false;
     const own = { traceId: generateTraceId(), sampleRand: Math.random() };
     if (own.sampleRand < rate) {
       scope.setPropagationContext(own);

@@ -4,6 +4,9 @@
  * with neither header (not a browser, or a very old one) it is accepted, since only browsers carry ambient cookies
  * across sites and every current browser sends at least one of the two.
  */
+/** Client text quoted in a refusal or a log line: a short prefix, JSON-quoted. */
+export const quoted = (text: string, max = 100) => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+
 export type OriginVerdict = { ok: true } | { ok: false; reason: string };
 
 export function checkOrigin(
@@ -18,10 +21,10 @@ export function checkOrigin(
     if (url && url.origin === URL.parse(siteOrigin)?.origin) return { ok: true };
     return {
       ok: false,
-      reason: `cross-site POST refused: Origin ${origin} is not ${siteOrigin} nor an allowed origin`,
+      reason: `cross-site POST refused: Origin ${quoted(origin)} is not ${quoted(siteOrigin)} nor an allowed origin`,
     };
   }
   const site = headers['sec-fetch-site'];
   if (site === undefined || site === 'same-origin' || site === 'none') return { ok: true };
-  return { ok: false, reason: `cross-site POST refused: Sec-Fetch-Site is ${site}` };
+  return { ok: false, reason: `cross-site POST refused: Sec-Fetch-Site is ${quoted(String(site))}` };
 }

@@ -17,7 +17,7 @@ import { answerPageData } from './pages/page-data.ts';
 import type { PageReply, PageRequest } from './pages/page-io.ts';
 import type { Pages } from './pages/query.ts';
 import { pageHeaders } from './pages.ts';
-import { type RequestLog, withTraceId } from './request-log.ts';
+import { loggedUrl, type RequestLog, withTraceId } from './request-log.ts';
 import type { CspNonces, SecurityHeaders } from './security.ts';
 
 /** The route a page answered here is labelled with until the router names its pattern (as Fastify's would be). */
@@ -33,6 +33,8 @@ export interface PagePathParts {
   readiness: Readiness;
   /** Fastify's trustProxy function: whether the peer at `hop` may say what the browser used (X-Forwarded-*). */
   trustProxy: (address: string, hop: number) => boolean;
+  /** TRUSTED_PROXY_HOPS: whether an incoming X-Request-Id is the edge's (service-kit's requestIdFrom). */
+  trustedProxyHops: number;
 }
 
 export interface PageFastPath {
@@ -134,7 +136,7 @@ class FastReply implements PageReply {
   send(payload?: string | Buffer | NodeJS.ReadableStream) {
     const res = this.raw;
     if (this.#sent || res.headersSent) {
-      this.#request.log.warn({ url: this.#request.url }, 'reply was already sent');
+      this.#request.log.warn({ url: loggedUrl(this.#request.url) }, 'reply was already sent');
       return this;
     }
     this.#sent = true;
@@ -181,7 +183,7 @@ function isPageGet(req: IncomingMessage, parts: PagePathParts): boolean {
 
 function servePage(req: IncomingMessage, res: ServerResponse, parts: PagePathParts, log: FastifyBaseLogger) {
   const started = performance.now();
-  const requestId = requestIdFrom(req);
+  const requestId = requestIdFrom(req, parts.trustedProxyHops);
   res.setHeader('x-request-id', requestId);
   const request = new FastRequest(req, parts, log, withTraceId({ requestId }));
   res.once('finish', () => {

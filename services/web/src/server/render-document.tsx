@@ -63,7 +63,7 @@ function head(parts: DocumentParts): string {
   // (docs/benchmarks.md, "Lighthouse").
   const preloads = assets
     .preloadFor(parts.viewModules)
-    .map((href) => `<link rel="modulepreload" href="${href}" fetchpriority="low">`)
+    .map((href) => `<link rel="modulepreload" href="${href}" nonce="${nonce}" fetchpriority="low">`)
     .join('');
   const css =
     assets.inlineCss !== undefined
@@ -81,6 +81,9 @@ function head(parts: DocumentParts): string {
     // Before any module: errors until the Sentry SDK arrives (after hydration) are queued for it.
     (parts.clientConfig.sentry.dsn ? `<script nonce="${nonce}">${EARLY_ERRORS_SCRIPT}</script>` : '') +
     (assets.devHead?.(nonce) ?? '') +
+    // Vite's preload helper puts this nonce on the modulepreload links it adds before an import() (script-src has
+    // no 'self' to let them load otherwise).
+    `<meta property="csp-nonce" nonce="${nonce}">` +
     `<script type="module" nonce="${nonce}" src="${assets.entry}" fetchpriority="low"></script>${preloads}` +
     '</head><body><div id="root">'
   );

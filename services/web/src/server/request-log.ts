@@ -12,6 +12,10 @@ type ChildLoggerOptions = Parameters<FastifyBaseLogger['child']>[1];
 /** Logs a finished request; `source.log` is read only for a line that is written (a child logger costs a few µs). */
 export type RequestLog = (source: { readonly log: FastifyBaseLogger }, request: FinishedRequest) => void;
 
+/** Longest URL a log line quotes (the page answers longer ones 414, but still logs them). */
+const MAX_LOGGED_URL = 1024;
+export const loggedUrl = (url: string) => (url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url);
+
 export function sampledRequestLog(options: { sampleEvery: number }): RequestLog {
   let successes = 0;
   return (source, request) => {
@@ -19,7 +23,7 @@ export function sampledRequestLog(options: { sampleEvery: number }): RequestLog 
     if (status < 400 && successes++ % options.sampleEvery !== 0) return;
     source.log.info(
       {
-        req: { method: request.method, url: request.url },
+        req: { method: request.method, url: loggedUrl(request.url) },
         res: { statusCode: status },
         route: request.routePattern ?? request.routeUrl,
         responseTime: Math.round(request.elapsedMs * 100) / 100,

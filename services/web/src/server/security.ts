@@ -121,7 +121,10 @@ function pageDirectives(options: SecurityOptions): Directives {
   const connectOrigins = options.connectOrigins ?? [];
   return {
     defaultSrc: ["'self'"],
-    scriptSrc: ["'self'", nonce('script')],
+    // The nonce only: no 'self' a stray same-origin script URL could use. Module imports, static and import(), inherit
+    // their root's nonce. Not 'strict-dynamic': without Trusted Types (which Sentry's feedback widget breaks) it would
+    // let any script-created <script>, inline too, run (docs/web.md, "Hardening, second round").
+    scriptSrc: [nonce('script')],
     // Vite's dev server injects CSS with inline <style> elements (HMR); a build links files. A nonce in the
     // list would make browsers ignore 'unsafe-inline', so dev has none for styles.
     styleSrc: options.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", nonce('style')],

@@ -4,6 +4,8 @@
 // trace this way, so such decisions are honoured, but only as many per second as the bucket holds; beyond that the
 // request is decided here, on a trace of its own. Loaded by instrument.ts (before the SDK's spans), read by metrics.ts.
 
+import { type ClientOf, clientAddress, clientPrefix } from './client-prefix.ts';
+
 /** What became of incoming sampled decisions since the process started (web_trace_continuations_total). */
 export const traceContinuations = { continued: 0, over_budget: 0 };
 export type TraceContinuationOutcome = keyof typeof traceContinuations;
@@ -50,4 +52,46 @@ export function admitForcedSample(bucket: TokenBucket): boolean {
   const outcome: TraceContinuationOutcome = bucket.take() ? 'continued' : 'over_budget';
   traceContinuations[outcome]++;
   return outcome === 'continued';
+}
+
+/** The part of a request the budget reads (an IncomingMessage has it). */
+export interface BudgetedRequest extends ClientOf {
+  headers: ClientOf['headers'] & { 'sec-fetch-site'?: string | string[] | undefined };
+}
+
+export interface TraceBudgetOptions {
+  /** TRACE_CONTINUATION_PER_SECOND: each share's rate (and burst). */
+  perSecond: number;
+  /** TRUSTED_PROXY_HOPS, to find the client behind the edge. */
+  trustedProxyHops: number;
+  now?: () => number;
+}
+
+/** Clients whose same-origin buckets are remembered; past it the oldest is forgotten (and starts full again). */
+const MAX_CLIENTS = 4096;
+
+/**
+ * Two shares of the budget, so that clients forcing `-1` cannot break the browser's own traces: the page's requests
+ * (Sec-Fetch-Site: same-origin, sent by browsers only) draw from one, everything else from the other. A client that
+ * forges the header still gets at most a quarter of the page share a second, per client prefix (client-prefix.ts).
+ */
+export function createTraceBudget(options: TraceBudgetOptions): (req: BudgetedRequest) => boolean {
+  const { perSecond, trustedProxyHops, now } = options;
+  const pageShare = createTokenBucket(perSecond, perSecond, now);
+  const otherShare = createTokenBucket(perSecond, perSecond, now);
+  const perClient = Math.max(1, perSecond / 4);
+  const clients = new Map<string, TokenBucket>();
+  const clientBucket = (prefix: string) => {
+    let bucket = clients.get(prefix);
+    if (bucket) return bucket;
+    if (clients.size >= MAX_CLIENTS) clients.delete(clients.keys().next().value as string);
+    bucket = createTokenBucket(perClient, perClient, now);
+    clients.set(prefix, bucket);
+    return bucket;
+  };
+  return (req) => {
+    if (req.headers['sec-fetch-site'] !== 'same-origin') return admitForcedSample(otherShare);
+    const client = clientBucket(clientPrefix(clientAddress(req, trustedProxyHops)));
+    return admitForcedSample({ take: () => client.take() && pageShare.take() });
+  };
 }

@@ -7,6 +7,7 @@ import {
   type CatalogPage,
   findItem,
   MAX_PAGE_SIZE,
+  MAX_QUERY_LENGTH,
   movedTo,
   relatedItems,
   searchCatalog,
@@ -21,7 +22,8 @@ export function catalogListLoader({ request, url }: LoaderFunctionArgs): Catalog
   const preferences = readPreferences(request);
   const limit = positiveInt(url.searchParams.get('limit'), preferences.pageSize, MAX_PAGE_SIZE);
   const page = positiveInt(url.searchParams.get('page'), 1, 10_000);
-  return searchCatalog(url.searchParams.get('q') ?? '', page, limit);
+  // The query is echoed (title, description, the search box): bounded before it is read.
+  return searchCatalog((url.searchParams.get('q') ?? '').slice(0, MAX_QUERY_LENGTH), page, limit);
 }
 
 /**

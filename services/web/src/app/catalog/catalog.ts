@@ -33,6 +33,9 @@ const items: CatalogItem[] = catalog.items;
 const moved = new Map(Object.entries(catalog.moved));
 const bySlug = new Map(items.map((item) => [item.slug, item]));
 
+/** Longest search text read (longer ones are cut): no item name comes near. */
+export const MAX_QUERY_LENGTH = 100;
+
 export function searchCatalog(query: string, page: number, limit: number): CatalogPage {
   const needle = query.trim().toLowerCase();
   const matching = needle ? items.filter((item) => item.name.toLowerCase().includes(needle)) : items;

@@ -1,15 +1,19 @@
 import { type ActionFunctionArgs, createCookie, data, type LoaderFunctionArgs } from 'react-router';
 import { redirect } from '../signals.ts';
-import { DEFAULT_PREFERENCES, type FieldErrors, type Preferences, validatePreferences } from './preferences.ts';
+import { DEFAULT_PREFERENCES, type FieldErrors, LIMITS, type Preferences, validatePreferences } from './preferences.ts';
 
 // Stored in a cookie so the service stays stateless. Not secret, so not signed; validated on every read.
 const preferencesCookie = (secure: boolean) =>
   createCookie('prefs', { path: '/', sameSite: 'lax', httpOnly: true, secure, maxAge: 60 * 60 * 24 * 365 });
 
+const MAX_COOKIE_LENGTH = 1024;
+
 export function readPreferences(request: Request): Preferences {
   const header = request.headers.get('cookie');
   if (!header?.includes('prefs=')) return DEFAULT_PREFERENCES;
   const match = /(?:^|;\s*)prefs=([^;]*)/.exec(header);
+  // A valid cookie is under 200 bytes; a longer one is not decoded at all.
+  if ((match?.[1]?.length ?? 0) > MAX_COOKIE_LENGTH) return DEFAULT_PREFERENCES;
   try {
     const decoded: unknown = JSON.parse(Buffer.from(decodeURIComponent(match?.[1] ?? ''), 'base64').toString());
     const result = validatePreferences(
@@ -43,6 +47,8 @@ export interface PreferencesActionData {
   values: Record<string, string>;
 }
 
+const MAX_ECHOED_VALUE = 2 * LIMITS.displayNameMax;
+
 export function createPreferencesAction(secureCookie: boolean) {
   const cookie = preferencesCookie(secureCookie);
   return async ({ request }: ActionFunctionArgs) => {
@@ -50,7 +56,8 @@ export function createPreferencesAction(secureCookie: boolean) {
     const values: Record<string, string> = {};
     for (const key of ['displayName', 'pageSize', 'theme']) {
       const value = form.get(key);
-      values[key] = typeof value === 'string' ? value : '';
+      // Echoed into the form when refused: as much as a field could hold, not what was sent.
+      values[key] = typeof value === 'string' ? value.slice(0, MAX_ECHOED_VALUE) : '';
     }
     const result = validatePreferences(values);
     if (!result.ok) return data<PreferencesActionData>({ errors: result.errors, values }, { status: 400 });

@@ -23,7 +23,7 @@ export function acceptForms(app: FastifyInstance): void {
 export async function answerAction(pages: Pages, req: FastifyRequest, reply: FastifyReply, pageData: boolean) {
   const verdict = checkOrigin(req.headers, `${req.protocol}://${req.host}`, pages.options.allowedOrigins);
   if (!verdict.ok) {
-    req.log.warn({ origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] }, verdict.reason);
+    req.log.warn(verdict.reason);
     pages.options.metrics.pageRequests.inc({ kind: 'action', outcome: 'refused' });
     return reply.code(403).type('text/plain; charset=utf-8').send(verdict.reason);
   }

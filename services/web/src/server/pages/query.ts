@@ -61,6 +61,11 @@ export type QueryResult =
 export type LoadedPage = Extract<QueryResult, { context: StaticHandlerContext }>;
 
 const MAX_ROUTE_IDS = 32;
+/**
+ * Longest page URL (path and query) answered: the page echoes it (canonical URL, og:url, its forms' actions), so it
+ * is bounded before anything reads it. No link of the site comes near; Node's own limit is 16 KiB of headers.
+ */
+export const MAX_PAGE_URL = 2048;
 
 /**
  * Runs the page's loaders (and its action, for a POST) for the request. `pageData`: the client router asked for
@@ -74,6 +79,10 @@ export async function queryPage(
   kind: PageKind,
   pageData: boolean,
 ): Promise<QueryResult | undefined> {
+  if (req.url.length > MAX_PAGE_URL) {
+    reply.code(414).type('text/plain; charset=utf-8').send(`page URLs are at most ${MAX_PAGE_URL} characters`);
+    return undefined;
+  }
   const routeIds = parseRouteIds(req.headers[PAGE_DATA_ROUTES_HEADER.toLowerCase()]);
   if (routeIds === 'invalid') return badRequest(reply, `${PAGE_DATA_ROUTES_HEADER} must list route ids`);
   const abort = new AbortController();

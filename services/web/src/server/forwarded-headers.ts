@@ -1,0 +1,40 @@
+// X-Forwarded-Host and -Proto are believed (as request.host and request.protocol: the Origin check, the router's
+// request URL, canonical URLs) only as far as the edge promises. The Gateway in deploy/k8s strips a client's
+// X-Forwarded-Host, but an edge that passes it on would let any client name the host: with PUBLIC_ORIGIN or
+// ALLOWED_ORIGINS set, a forwarded host that is none of theirs is dropped before anything reads it, and the request's
+// own Host stands. A forwarded scheme other than http or https is dropped too (it would make an origin of "null").
+
+import type { IncomingMessage, RequestListener } from 'node:http';
+
+export interface ForwardedHeadersOptions {
+  trustedProxyHops: number;
+  publicOrigin: string | undefined;
+  allowedOrigins: readonly string[];
+}
+
+/** The hosts (with port) a forwarded host may name; undefined: no origin configured, nothing to compare with. */
+function expectedHosts(options: ForwardedHeadersOptions): Set<string> | undefined {
+  const origins = [...(options.publicOrigin ? [options.publicOrigin] : []), ...options.allowedOrigins];
+  const hosts = origins.flatMap((origin) => URL.parse(origin)?.host ?? []);
+  return hosts.length > 0 ? new Set(hosts) : undefined;
+}
+
+/** The last (nearest proxy's) entry of a forwarded header, as Fastify reads it. */
+const lastEntry = (value: string) => value.slice(value.lastIndexOf(',') + 1).trim();
+
+/** Drops forwarded headers naming a host or scheme that is not this site's; wraps the server's request listener. */
+export function screenForwardedHeaders(options: ForwardedHeadersOptions): (next: RequestListener) => RequestListener {
+  if (options.trustedProxyHops === 0) return (next) => next;
+  const hosts = expectedHosts(options);
+  return (next) => (req: IncomingMessage, res) => {
+    const { headers } = req;
+    const host = headers['x-forwarded-host'];
+    if (host !== undefined && hosts && !hosts.has(URL.parse(`http://${lastEntry(String(host))}`)?.host ?? '')) {
+      delete headers['x-forwarded-host'];
+    }
+    const proto = headers['x-forwarded-proto'];
+    if (proto !== undefined && !['http', 'https'].includes(lastEntry(String(proto))))
+      delete headers['x-forwarded-proto'];
+    next(req, res);
+  };
+}
