@@ -1,5 +1,6 @@
 import type { IgnoreRule } from '@app/telemetry-rules';
 import type { Dsn } from '../envelope/dsn.ts';
+import type { ScrubSettings } from '../pii/index.ts';
 
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
@@ -11,6 +12,8 @@ export interface RouteConfig {
   /** Send every envelope here instead of the DSN's own Sentry (UPSTREAM_URL). */
   upstreamUrl: URL | undefined;
   ignoreRules: IgnoreRule[];
+  /** Data scrubbing, Sentry's project settings (SCRUB_*, SENSITIVE_FIELDS, SAFE_FIELDS). */
+  scrub: ScrubSettings;
   trustedProxyHops: number;
   /** Log one in this many accepted envelopes (rejections are always logged). */
   logSampleEvery: number;
