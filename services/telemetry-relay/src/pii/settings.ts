@@ -103,7 +103,7 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
       '(?i:bearer)',
       '(?i:token|password|secret|passwd|api[-_]?key|auth|credentials|mysql_pwd|private[-_]?key|otp|two[-_]factor|cookie)',
       US_SSN,
-      '@', // emails in the message
+      EMAIL, // in the message
     );
   }
   if (settings.scrubIpAddresses) {
@@ -127,7 +127,7 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
       rule('@userpath:replace', 'value', USER_PATH, 1, '[user]', true),
     );
     message.push(rule('@userpath:replace', 'value', USER_PATH, 1, '[user]', true));
-    triggers.push('@', '(?i:users|home|documents and settings|profiles)', '"exception"');
+    triggers.push(EMAIL, '(?i:users|home|documents and settings|profiles)', '"exception"');
   }
   if (fields.length === 0 && message.length === 0 && !settings.scrubIpAddresses) return undefined;
   // A JSON string may spell any character as \uXXXX: an escaped ASCII letter could hide a trigger word, so any such
