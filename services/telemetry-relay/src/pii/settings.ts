@@ -13,6 +13,7 @@ import {
   US_SSN,
   USER_PATH,
 } from './patterns.ts';
+import { createPrescan, TRIGGER_WORDS } from './prescan.ts';
 import { parseSelector, type Selector } from './selector.ts';
 import type { StringRule } from './strings.ts';
 
@@ -56,7 +57,7 @@ export interface CompiledScrub {
   strict: boolean;
   safe: readonly Selector[];
   /** A cheap test over an item's bytes: false proves none of the rules can match (see prescan.ts). */
-  prescan: RegExp;
+  prescan: (bytes: Buffer) => boolean;
 }
 
 const rule = (
@@ -75,7 +76,6 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
   const defaults = settings.scrubData && settings.scrubDefaults;
   const fields: StringRule[] = [];
   const message: StringRule[] = [];
-  const triggers: string[] = [];
   if (defaults) {
     fields.push(
       rule('@creditcard:filter', 'value', CREDITCARD, 0, FILTERED),
@@ -95,30 +95,14 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
       rule('@usssn:replace', 'value', US_SSN, 0, '[us-ssn]'),
       rule('@bearer', 'value', BEARER, 0, 'Bearer [token]', true),
     );
-    triggers.push(
-      CREDITCARD,
-      IBAN,
-      '-----BEGIN',
-      '\\/\\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+@',
-      '(?i:bearer)',
-      '(?i:token|password|secret|passwd|api[-_]?key|auth|credentials|mysql_pwd|private[-_]?key|otp|two[-_]factor|cookie)',
-      US_SSN,
-      EMAIL, // in the message
-    );
   }
   if (settings.scrubIpAddresses) {
     fields.push(rule('@ip:replace', 'value', IPV4, 0, '[ip]'), rule('@ip:replace', 'value', IPV6, 1, '[ip]'));
-    triggers.push(
-      '\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}',
-      '[0-9a-fA-F]{0,4}:[0-9a-fA-F]{0,4}:',
-      '(?i:ip_address|client_ip|remote_addr)',
-    );
   }
   const sensitive = settings.sensitiveFields.map((f) => f.trim()).filter((f) => f !== '');
   if (settings.scrubData && sensitive.length > 0) {
     const pattern = sensitive.map(escapeRegex).join('|');
     fields.push(rule('strip-fields', 'keyvalue', pattern, 'whole', FILTERED, true));
-    triggers.push(`(?i:${pattern})`);
   }
   const strict = settings.scrubData && settings.strict;
   if (strict) {
@@ -127,12 +111,8 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
       rule('@userpath:replace', 'value', USER_PATH, 1, '[user]', true),
     );
     message.push(rule('@userpath:replace', 'value', USER_PATH, 1, '[user]', true));
-    triggers.push(EMAIL, '(?i:users|home|documents and settings|profiles)', '"exception"');
   }
   if (fields.length === 0 && message.length === 0 && !settings.scrubIpAddresses) return undefined;
-  // A JSON string may spell any character as \uXXXX: an escaped ASCII letter could hide a trigger word, so any such
-  // escape walks the item (JSON.stringify, and so every SDK, never writes one).
-  triggers.push('\\\\u00[2-7][0-9a-fA-F]');
   return {
     fields,
     message,
@@ -143,6 +123,7 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
       .map((f) => f.trim())
       .filter((f) => f !== '')
       .map(parseSelector),
-    prescan: new RegExp(triggers.map((t) => `(?:${t})`).join('|'), 'u'),
+    // IP addresses and the strict rules match too much for a byte scan to rule out: every item is walked.
+    prescan: settings.scrubIpAddresses || strict ? () => true : createPrescan([...TRIGGER_WORDS, ...sensitive]),
   };
 }

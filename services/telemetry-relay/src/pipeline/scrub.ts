@@ -34,8 +34,7 @@ export function createScrubber(
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as EnvelopeItem;
       if (!SCRUBBED_TYPES.has(item.type)) continue;
-      // latin1: one byte a character, the cheapest string to scan; every trigger is ASCII.
-      if (!compiled.strict && !prescan.test(item.payload.toString('latin1'))) continue;
+      if (!prescan(item.payload)) continue;
       const scrubbed = scrubItem(item, compiled);
       if (!scrubbed) continue;
       if (scrubbed.item.payload.length > limits.maxEventItemBytes) {
