@@ -4,7 +4,7 @@ import type { EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import { compileScrub, type Hit, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
 
-// Stage 7: data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
+// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
 // the relay builds; attachments and everything else pass as they are. A byte scan proves most items need nothing
 // (prescan in pii/settings.ts) before any JSON is parsed; a changed item is re-serialized, the others keep their bytes.
 
