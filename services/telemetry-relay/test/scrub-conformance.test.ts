@@ -796,7 +796,7 @@ describe('data scrubbing conformance with Relay (through the code)', () => {
     const scrub = createScrubber(config.scrub, config.limits);
     const type = row.csp ? 'raw_security' : 'event';
     const item = createItem({ type }, Buffer.from(JSON.stringify(row.input)));
-    const result = scrub?.([item]);
+    const result = scrub?.([item], item.payload.length);
     const out = JSON.parse((result?.items[0] ?? item).payload.toString('utf8')) as Record<string, unknown>;
     expect(withoutMeta(out)).toEqual(row.output);
     if (row.meta) expect(out._meta).toMatchObject(row.meta);

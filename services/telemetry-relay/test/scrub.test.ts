@@ -115,6 +115,21 @@ describe('scrubbing in the envelope', () => {
     expect(String(response.json.detail)).toMatch(/once scrubbed/);
   });
 
+  it('refuses with 413 an envelope that scrubbing would grow past MAX_ENVELOPE_BYTES', async () => {
+    const small = await startRelay({ ALLOWED_DSNS: dsn, SPOOL_MODE: 'fast', MAX_ENVELOPE_BYTES: '2048' });
+    try {
+      const id = 'f'.repeat(32);
+      const extra = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}_token`, 'x']));
+      const body = envelope({ event_id: id, dsn }, [eventItem({ extra }), eventItem({ extra })]);
+      expect(body.length).toBeLessThan(2048);
+      const response = await post(small.tunnel, body);
+      expect(response.status).toBe(413);
+      expect(String(response.json.detail)).toMatch(/envelope has \d+ bytes once scrubbed/);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('leaves everything as sent with SCRUB_DATA=false', async () => {
     const off = await startRelay({ ALLOWED_DSNS: dsn, SPOOL_MODE: 'fast', SCRUB_DATA: 'false' });
     try {

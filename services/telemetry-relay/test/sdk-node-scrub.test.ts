@@ -28,7 +28,11 @@ beforeAll(async () => {
       eventId = Sentry.withScope((scope) => {
         scope.addEventProcessor((event) => ({
           ...event,
-          request: { method: req.method, url: `http://${req.headers.host}${req.url}`, headers: { ...req.headers } },
+          request: {
+            method: req.method ?? 'GET',
+            url: `http://${req.headers.host}${req.url}`,
+            headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+          },
         }));
         return Sentry.captureException(error);
       });

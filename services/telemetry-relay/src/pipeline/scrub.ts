@@ -18,19 +18,22 @@ export interface ScrubResult {
 
 export interface ScrubLimits {
   maxEventItemBytes: number;
+  maxEnvelopeBytes: number;
 }
 
 /** undefined when the settings scrub nothing. */
 export function createScrubber(
   settings: ScrubSettings,
   limits: ScrubLimits,
-): ((items: EnvelopeItem[]) => ScrubResult) | undefined {
+): ((items: EnvelopeItem[], envelopeBytes: number) => ScrubResult) | undefined {
   const compiled = compileScrub(settings);
   if (!compiled) return undefined;
   const { prescan } = compiled;
-  return (items) => {
+  return (items, envelopeBytes) => {
     let out: EnvelopeItem[] | undefined;
     let hits: Hit[] = [];
+    /** The re-serialized envelope's size: held to the same limit as a received one. */
+    let size = envelopeBytes;
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as EnvelopeItem;
       if (!SCRUBBED_TYPES.has(item.type)) continue;
@@ -41,6 +44,14 @@ export function createScrubber(
         throw new RelayError(
           'too_large',
           `item ${i + 1} (${item.type}) has ${scrubbed.item.payload.length} bytes once scrubbed, more than the ${limits.maxEventItemBytes} allowed`,
+        );
+      }
+      size +=
+        scrubbed.item.payload.length - item.payload.length + scrubbed.item.headerBytes.length - item.headerBytes.length;
+      if (size > limits.maxEnvelopeBytes) {
+        throw new RelayError(
+          'too_large',
+          `the envelope has ${size} bytes once scrubbed, more than the ${limits.maxEnvelopeBytes} allowed`,
         );
       }
       out ??= [...items];

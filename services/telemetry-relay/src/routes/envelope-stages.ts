@@ -80,7 +80,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     let items: EnvelopeItem[] = filtered.items;
     const kept = items;
     if (scrub && items.length > 0) {
-      const result = scrub(items);
+      const result = scrub(items, envelope.bytes.length);
       items = result.items;
       for (const { rule, field } of result.hits) scrubbed(rule, field).inc();
     }
