@@ -51,12 +51,38 @@ const URL_CREDENTIALS = /\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/;
 const FOLDING = [Buffer.from('\u017f'), Buffer.from('\u212a')];
 const LOCAL_PART = /[a-zA-Z0-9.!#$%&'*+/=?^_\x60{|}~-]/;
 
-export function createPrescan(words: readonly string[]): (bytes: Buffer) => boolean {
+const compileWords = (words: readonly string[]): RegExp[] => {
   const long = words.filter((word) => !ownRegex(word));
-  const keyWords = [
+  return [
     ...(long.length > 0 ? [new RegExp(long.map(escapeWord).join('|'), 'i')] : []),
     ...words.filter(ownRegex).map((word) => new RegExp(escapeWord(word), 'i')),
   ];
+};
+
+/** Whether an "@" in `text` could start an e-mail address or end URL credentials. */
+function atMayMatch(text: string): boolean {
+  for (let at = text.indexOf('@'); at > 0; at = text.indexOf('@', at + 1)) {
+    if (!LOCAL_PART.test(text[at - 1] as string)) continue;
+    EMAIL_DOMAIN.lastIndex = at + 1;
+    if (EMAIL_DOMAIN.test(text) || URL_CREDENTIALS.test(text.slice(Math.max(0, at - 512), at))) return true;
+  }
+  return false;
+}
+
+/** The same proof for one decoded string (a key or a value) of a parsed item: the walk skips the rules when false. */
+export function createTextCheck(words: readonly string[]): (text: string) => boolean {
+  const keyWords = [...compileWords(words), /^otp$/i];
+  const numbers = [/\b[3-6](?:[\s-]?\d){12}/, ...NUMBERS.slice(1)];
+  return (text) => {
+    for (const re of keyWords) if (re.test(text)) return true;
+    for (const re of numbers) if (re.test(text)) return true;
+    if (text.includes('-----BEGIN') || text.includes('\u017f') || text.includes('\u212a')) return true;
+    return atMayMatch(text);
+  };
+}
+
+export function createPrescan(words: readonly string[]): (bytes: Buffer) => boolean {
+  const keyWords = compileWords(words);
   return (bytes) => {
     // latin1: one byte a character, the cheapest string to scan; every anchor is ASCII.
     const text = bytes.toString('latin1');
@@ -66,11 +92,6 @@ export function createPrescan(words: readonly string[]): (bytes: Buffer) => bool
     if (bytes.indexOf('-----BEGIN') >= 0 || bytes.indexOf('\\u00') >= 0 || bytes.indexOf('\\/') >= 0) return true;
     for (const letter of FOLDING) if (bytes.indexOf(letter) >= 0) return true;
     // "@" is rare in events (a release like shop@1.4.2): look only around each one.
-    for (let at = text.indexOf('@'); at > 0; at = text.indexOf('@', at + 1)) {
-      if (!LOCAL_PART.test(text[at - 1] as string)) continue;
-      EMAIL_DOMAIN.lastIndex = at + 1;
-      if (EMAIL_DOMAIN.test(text) || URL_CREDENTIALS.test(text.slice(Math.max(0, at - 512), at))) return true;
-    }
-    return false;
+    return atMayMatch(text);
   };
 }

@@ -88,6 +88,8 @@ export function scrubText(
     return '[Filtered]';
   }
   if (applied.length === 0) return undefined;
+  const { mayMatch } = state.c;
+  if (mayMatch && !mayMatch(value) && !mayMatch(node.key)) return undefined;
   const result = scrubString(value, node.key, applied);
   if (!result) return undefined;
   for (const rule of result.rules) state.hits.push({ rule, field });
@@ -130,7 +132,7 @@ export function walkValue(
     remove(state, container, key, at, '@anything:filter', field);
     return;
   }
-  if (!isSafe(state, node, leaf)) {
+  if (!isSafe(state, node, leaf) && (state.c.mayMatch?.(node.key) ?? true)) {
     const rule = removingRule(state.c.fields, node.key);
     if (rule) {
       remove(state, container, key, at, rule, field);
