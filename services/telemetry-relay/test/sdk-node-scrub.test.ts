@@ -63,7 +63,8 @@ describe('@sentry/node: a server error with credentials in its request', () => {
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(SESSION);
     expect(text).not.toContain('hunter2');
-    const request = (arrived.items[0]?.json as { request: { headers: Record<string, string>; url: string } }).request;
+    const event = arrived.items[0]?.json as { request: { headers: Record<string, string>; url: string } } | undefined;
+    const request = event?.request ?? { headers: {}, url: '' };
     expect(request.headers.authorization).toBe('[Filtered]');
     expect(request.headers.cookie).toBe('theme=dark; sessionid=[Filtered]');
     expect(request.url).toMatch(/\/orders\?id=7&password=\[Filtered\]$/);
