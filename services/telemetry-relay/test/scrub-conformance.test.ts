@@ -85,6 +85,13 @@ const PUBLIC_KEY =
 const RSA_PRIVATE_KEY =
   '""-----BEGIN RSA PRIVATE KEY-----\n+wn9Iu+zgamKDUu22xc45F2gdwM04rTITlZgjAs6U1zcvOzGxk8mWJD5MqFWwAtF\n-----END RSA PRIVATE KEY-----""';
 const url = (text: string) => extra(text);
+/** Sentry's typed contexts of test_contexts, each holding `sensitive_vars()`: left alone. */
+const typedContexts = () =>
+  Object.fromEntries(
+    ['device', 'os', 'runtime', 'app', 'browser', 'gpu', 'trace', 'monitor'].map((n) => [n, sensitiveVars()]),
+  );
+/** An event whose one thread's one frame has these `vars`. */
+const threadVars = (vars: unknown) => ({ threads: { values: [{ stacktrace: { frames: [{ vars }] } }] } });
 
 const ROWS: Array<[name: string, row: Row]> = [
   // relay-pii/src/convert.rs tests (snapshots relay_pii__convert__tests__<name>.snap)
@@ -196,34 +203,8 @@ const ROWS: Array<[name: string, row: Row]> = [
     'convert.rs test_contexts (a context named like a secret is removed whole; typed contexts are left alone)',
     {
       env: IP,
-      input: {
-        contexts: {
-          secret: sensitiveVars(),
-          biz: sensitiveVars(),
-          device: sensitiveVars(),
-          os: sensitiveVars(),
-          runtime: sensitiveVars(),
-          app: sensitiveVars(),
-          browser: sensitiveVars(),
-          gpu: sensitiveVars(),
-          trace: sensitiveVars(),
-          monitor: sensitiveVars(),
-        },
-      },
-      output: {
-        contexts: {
-          secret: null,
-          biz: scrubbedVars(),
-          device: sensitiveVars(),
-          os: sensitiveVars(),
-          runtime: sensitiveVars(),
-          app: sensitiveVars(),
-          browser: sensitiveVars(),
-          gpu: sensitiveVars(),
-          trace: sensitiveVars(),
-          monitor: sensitiveVars(),
-        },
-      },
+      input: { contexts: { secret: sensitiveVars(), biz: sensitiveVars(), ...typedContexts() } },
+      output: { contexts: { secret: null, biz: scrubbedVars(), ...typedContexts() } },
     },
   ],
   [
@@ -599,50 +580,22 @@ const ROWS: Array<[name: string, row: Row]> = [
     'convert.rs test_pairlist_scrubbed_with_matching_keys (the key of a pair stays)',
     {
       env: IP,
-      input: {
-        threads: {
-          values: [
-            {
-              stacktrace: {
-                frames: [
-                  {
-                    vars: {
-                      request: {
-                        headers: [
-                          ['secret', 'A1BBC234QWERTY0987MNBV012765HJKL'],
-                          ['passwd', 'my_password'],
-                        ],
-                      },
-                    },
-                  },
-                ],
-              },
-            },
+      input: threadVars({
+        request: {
+          headers: [
+            ['secret', 'A1BBC234QWERTY0987MNBV012765HJKL'],
+            ['passwd', 'my_password'],
           ],
         },
-      },
-      output: {
-        threads: {
-          values: [
-            {
-              stacktrace: {
-                frames: [
-                  {
-                    vars: {
-                      request: {
-                        headers: [
-                          ['secret', F],
-                          ['passwd', F],
-                        ],
-                      },
-                    },
-                  },
-                ],
-              },
-            },
+      }),
+      output: threadVars({
+        request: {
+          headers: [
+            ['secret', F],
+            ['passwd', F],
           ],
         },
-      },
+      }),
     },
   ],
   [
