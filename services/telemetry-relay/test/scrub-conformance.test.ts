@@ -90,6 +90,13 @@ const typedContexts = () =>
   Object.fromEntries(
     ['device', 'os', 'runtime', 'app', 'browser', 'gpu', 'trace', 'monitor'].map((n) => [n, sensitiveVars()]),
   );
+/** Span data of test_span_cookie: the Cookie header blob, sensitive cookies by name, one that is not. */
+const spanCookies = (blob: string, sensitive: string) => ({
+  'http.request.header.cookie': blob,
+  'http.request.header.cookie.sessionid': sensitive,
+  'http.request.header.cookie.csrf-token': sensitive,
+  'http.request.header.cookie.dark-mode': 'foobar',
+});
 /** An event whose one thread's one frame has these `vars`. */
 const threadVars = (vars: unknown) => ({ threads: { values: [{ stacktrace: { frames: [{ vars }] } }] } });
 
@@ -613,30 +620,16 @@ const ROWS: Array<[name: string, row: Row]> = [
     },
   ],
   [
-    'convert.rs test_span_cookie (spans: the cookie header and session cookies by name)',
+    'convert.rs test_span_cookie (span and trace data: sensitive cookies in the header blob and by name)',
     {
       env: IP,
       input: {
-        spans: [
-          {
-            data: {
-              'http.request.header.cookie': 'session=foobar',
-              'http.request.header.cookie.sessionid': 'foobar',
-              'http.request.header.cookie.dark-mode': 'foobar',
-            },
-          },
-        ],
+        contexts: { trace: { type: 'trace', data: spanCookies('session=foobar, language=en', 'foobar') } },
+        spans: [{ data: spanCookies('session=foobar', 'foobar') }],
       },
       output: {
-        spans: [
-          {
-            data: {
-              'http.request.header.cookie': F,
-              'http.request.header.cookie.sessionid': F,
-              'http.request.header.cookie.dark-mode': 'foobar',
-            },
-          },
-        ],
+        contexts: { trace: { type: 'trace', data: spanCookies(`session=${F}, language=en`, F) } },
+        spans: [{ data: spanCookies(`session=${F}`, F) }],
       },
     },
   ],

@@ -123,9 +123,10 @@ export function scrubEvent(event: Obj, c: CompiledScrub): Hit[] {
       case 'spans':
         eachOf(value, at, (span, spanAt) => {
           const spanNode = child(node, String(spanAt.at(-1)), 'span');
-          for (const field of ['description', 'data']) {
-            if (field in span) walkValue(state, span, field, child(spanNode, field), [...spanAt, field], 'span');
+          if ('description' in span) {
+            walkValue(state, span, 'description', child(spanNode, 'description'), [...spanAt, 'description'], 'span');
           }
+          scrubSpanData(state, span, child(spanNode, 'data'), [...spanAt, 'data'], 'span');
         });
         break;
       case 'sdk':
@@ -175,6 +176,22 @@ function scrubMessage(state: WalkState, event: Obj, key: string, node: PathNode,
   }
 }
 
+/** A span's (or the trace context's) data; the whole Cookie header there is read as cookie pairs. */
+function scrubSpanData(state: WalkState, owner: Obj, node: PathNode, at: Location, field: FieldKind): void {
+  const data = owner.data;
+  if (!isObject(data)) {
+    if (data !== undefined) walkValue(state, owner, 'data', node, at, field);
+    return;
+  }
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    if (key.toLowerCase() === 'http.request.header.cookie' && typeof value === 'string' && state.c.cookies) {
+      const scrubbed = scrubPairs(state, value, 'cookie', child(node, 'cookies'), [...at, key], field);
+      if (scrubbed !== undefined) data[key] = scrubbed;
+    } else walkValue(state, data, key, child(node, key), [...at, key], field);
+  }
+}
+
 function scrubStacktrace(state: WalkState, stacktrace: unknown, node: PathNode, at: Location): void {
   if (!isObject(stacktrace) || !Array.isArray(stacktrace.frames)) return;
   stacktrace.frames.forEach((frame, i) => {
@@ -204,6 +221,7 @@ function scrubContexts(state: WalkState, contexts: Obj, node: PathNode, at: Loca
       continue;
     }
     if (!isObject(context)) continue;
+    if (type === 'trace') scrubSpanData(state, context, child(contextNode, 'data'), [...contextAt, 'data'], 'context');
     // Typed contexts are left alone, except the fields Relay marks as personal in the response and feedback ones.
     const personal =
       type === 'response'

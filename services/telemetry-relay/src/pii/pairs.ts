@@ -29,7 +29,7 @@ export function scrubPairs(
   at: Location,
   field: FieldKind,
 ): string | undefined {
-  const separator = form === 'cookie' ? /(;\s*)/ : /(&)/;
+  const separator = form === 'cookie' ? /([;,]\s*)/ : /(&)/;
   const parts = text.split(separator);
   let changed = false;
   const remarks: Remark[] = [];

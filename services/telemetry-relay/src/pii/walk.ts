@@ -60,10 +60,9 @@ export function addMeta(state: WalkState, at: Location, remarks: Remark[], len?:
 
 const isSafe = (state: WalkState, node: PathNode, leaf: string) => state.c.safe.some((s) => selects(s, node, leaf));
 
-/** Session and CSRF cookies by name, and the span data's whole cookie header (Relay's SENSITIVE_COOKIES). */
+/** Session and CSRF cookies by name (Relay's SENSITIVE_COOKIES), in `cookies` or as span data's `…cookie.<name>`. */
 export function isSensitiveCookie(node: PathNode): boolean {
   const key = node.key.toLowerCase();
-  if (key === 'http.request.header.cookie') return node.parent !== undefined;
   if (key.startsWith('http.request.header.cookie.')) return SENSITIVE_COOKIES.has(key.slice(27));
   return SENSITIVE_COOKIES.has(key) && node.parent?.key.toLowerCase() === 'cookies' && node.parent.parent !== undefined;
 }
