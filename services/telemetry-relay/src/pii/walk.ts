@@ -36,6 +36,9 @@ export interface WalkState {
 }
 
 export type Container = Record<string, unknown> | unknown[];
+export type Obj = Record<string, unknown>;
+export const isObject = (value: unknown): value is Obj =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 export type Location = ReadonlyArray<string | number>;
 
 export const child = (parent: PathNode | undefined, key: string, type?: string): PathNode =>
