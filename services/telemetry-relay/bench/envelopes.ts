@@ -1,7 +1,10 @@
 /** The payloads the benchmark sends. */
 
-/** A realistic browser error envelope: ~5 KB, a TypeError with a 20-frame stack trace, breadcrumbs, request, tags. */
-export function errorEnvelope(dsn: string): Buffer {
+/**
+ * A realistic browser error envelope: ~5 KB, a TypeError with a 20-frame stack trace, breadcrumbs, request, tags.
+ * With `secrets`, the same event carrying what the relay scrubs (a bearer token, a password, a card number).
+ */
+export function errorEnvelope(dsn: string, secrets = false): Buffer {
   const frames = Array.from({ length: 20 }, (_, i) => ({
     filename: `https://shop.example.com/assets/chunk-${(i * 7919).toString(16)}.js`,
     abs_path: `https://shop.example.com/assets/chunk-${(i * 7919).toString(16)}.js`,
@@ -47,6 +50,12 @@ export function errorEnvelope(dsn: string): Buffer {
       os: { name: 'Linux' },
     },
     tags: { route: '/items/:id', locale: 'en-GB' },
+    ...(secrets
+      ? {
+          extra: { password: 'hunter2', note: 'paid with 4111 1111 1111 1111' },
+          logentry: { formatted: 'checkout failed with Bearer eyJhbGciOiJIUzI1NiJ9.e30.x' },
+        }
+      : {}),
     user: { ip_address: '{{auto}}' },
     sdk: {
       name: 'sentry.javascript.react',

@@ -3,8 +3,8 @@
 // One run, interleaved rounds (A B C D A B C D …): the proxy under test pinned to CPU 0, the load generator (wrk)
 // and the upstream sink pinned to CPU 1. Contenders: nginx proxy_pass (one worker, keep-alive upstream) — the
 // near-limit pass-through; the naive tunnel from the docs; the peers a user would pick instead (peers.ts: Fastify +
-// undici, header-only and parsing every item); the relay in fast mode and in durable mode (filtering on, default
-// rules). Then: p50/p99 of each at the naive tunnel's throughput (open loop, fixed rate), event-loop
+// undici, header-only and parsing every item); the relay in fast mode and in durable mode (filtering and data
+// scrubbing on, the defaults), in fast mode with an event that scrubbing changes, and in fast mode with both off. Then: p50/p99 of each at the naive tunnel's throughput (open loop, fixed rate), event-loop
 // blocking while 10 MiB envelopes with 100 attachments go through, peak RSS, and (BENCH_SOAK_SECONDS) RSS over a
 // long run. Absolute numbers depend on the machine and its neighbours; the ratios are what to compare.
 //
@@ -249,6 +249,17 @@ http {
       ...env,
     });
   const fast = relay('fast', fastPort);
+  // Data scrubbing and filtering off: what the defaults cost, in the same rounds (the scrubbed body measures a hit).
+  const plainPort = await freePort();
+  const plain = launch(bin.taskset, ['-c', '0', node, '--import', loopProbe, relayMain], {
+    ...relayEnv('fast', plainPort),
+    SPOOL_DIR: join(work, 'spool-plain'),
+    LOOP_PROBE_FILE: probeFile('plain'),
+    SCRUB_DATA: 'false',
+    IGNORE_RULES: 'none',
+  });
+  const secretBodyFile = join(work, 'envelope-secrets.txt');
+  writeFileSync(secretBodyFile, errorEnvelope(dsn, true));
   const durable = relay('durable', durablePort);
   // The same relay without Relay's inbound filters (on by default): what the filters cost per envelope.
   const unfilteredPort = await freePort();
@@ -272,6 +283,7 @@ http {
     waitForHttp(`http://127.0.0.1:${nginxPort}/`),
     waitForHttp(`http://127.0.0.1:${naivePort}/`),
     waitForHttp(`http://127.0.0.1:${fastPort}/healthz`),
+    waitForHttp(`http://127.0.0.1:${plainPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${durablePort}/healthz`),
     waitForHttp(`http://127.0.0.1:${unfilteredPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${sinkPort}/`),
@@ -301,6 +313,17 @@ http {
     { name: 'naive tunnel', url: `http://127.0.0.1:${naivePort}/monitoring`, pid: naive.pid as number },
     ...peers,
     { name: 'relay (fast)', url: `http://127.0.0.1:${fastPort}/monitoring`, pid: fast.pid as number },
+    {
+      name: 'relay (fast, scrub hit)',
+      url: `http://127.0.0.1:${fastPort}/monitoring`,
+      pid: fast.pid as number,
+      body: secretBodyFile,
+    },
+    {
+      name: 'relay (fast, no scrub/filter)',
+      url: `http://127.0.0.1:${plainPort}/monitoring`,
+      pid: plain.pid as number,
+    },
     { name: 'relay (durable)', url: `http://127.0.0.1:${durablePort}/monitoring`, pid: durable.pid as number },
     {
       name: 'relay (fast, filters off)',

@@ -7,6 +7,7 @@ import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
 import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
+import type { ScrubSettings } from './pii/index.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
 
@@ -126,6 +127,7 @@ export function loadConfig(env: Env): Config {
     upstreamUrl: reader.optionalUrl('UPSTREAM_URL'),
     ignoreRules: rules,
     inboundFilters: readInboundFilters(reader),
+    scrub: readScrubSettings(reader),
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),
@@ -195,4 +197,28 @@ function readLoopbackPorts(reader: EnvReader): number[] {
       : `must be false or the loopback port(s) DSNs may name, e.g. 8969 for the local viewer (got ${JSON.stringify(values.join(','))})`,
   );
   return ports.filter((port) => Number.isInteger(port) && port > 0 && port <= 65535);
+}
+
+/** Data scrubbing, named after Sentry's project settings (docs/configuration.md, docs/decisions/012). */
+function readScrubSettings(reader: EnvReader): ScrubSettings {
+  const fieldList = (name: string): string[] => {
+    const fields = reader.list(name);
+    const bad = fields.find((field) => field.length > 200 || /\p{Cc}/u.test(field));
+    reader.check(
+      name,
+      bad === undefined
+        ? undefined
+        : `has an entry longer than 200 characters or with a control character (${JSON.stringify(bad.slice(0, 40))})`,
+    );
+    reader.check(name, fields.length <= 100 ? undefined : `has ${fields.length} entries; at most 100`);
+    return fields;
+  };
+  return {
+    scrubData: reader.boolean('SCRUB_DATA', true),
+    scrubDefaults: reader.boolean('SCRUB_DEFAULTS', true),
+    scrubIpAddresses: reader.boolean('SCRUB_IP_ADDRESSES', false),
+    sensitiveFields: fieldList('SENSITIVE_FIELDS'),
+    safeFields: fieldList('SAFE_FIELDS'),
+    strict: reader.boolean('SCRUB_STRICT', false),
+  };
 }

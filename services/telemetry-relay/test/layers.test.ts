@@ -9,13 +9,14 @@ const LAYERS: ReadonlyArray<{ name: string; holds: readonly string[]; imports: r
   { name: 'core', holds: ['errors.ts', 'types.ts', 'memory/'], imports: [] },
   { name: 'envelope', holds: ['envelope/'], imports: ['core'] },
   { name: 'ops', holds: ['ops/'], imports: ['core', 'envelope'] },
-  { name: 'pipeline', holds: ['pipeline/'], imports: ['core', 'envelope', 'ops'] },
+  { name: 'pii', holds: ['pii/'], imports: [] },
+  { name: 'pipeline', holds: ['pipeline/'], imports: ['core', 'envelope', 'ops', 'pii'] },
   { name: 'upstream', holds: ['upstream/'], imports: ['core', 'envelope', 'ops'] },
-  { name: 'routes', holds: ['routes/'], imports: ['core', 'envelope', 'ops', 'pipeline', 'upstream'] },
+  { name: 'routes', holds: ['routes/'], imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'upstream'] },
   {
     name: 'service',
     holds: ['config.ts', 'app.ts', 'main.ts'],
-    imports: ['core', 'envelope', 'ops', 'pipeline', 'upstream', 'routes'],
+    imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'upstream', 'routes'],
   },
 ];
 

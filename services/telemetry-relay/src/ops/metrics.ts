@@ -16,6 +16,7 @@ export interface RelayMetrics {
   upstreamRequests: Counter<'outcome' | 'status'>;
   upstreamDuration: Histogram<'outcome'>;
   spoolDropped: Counter<'reason'>;
+  scrubbed: Counter<'rule' | 'field'>;
 }
 
 /**
@@ -193,6 +194,13 @@ export function createMetrics(
       help: 'Accepted envelopes given up: expired (older than SPOOL_MAX_AGE), rejected or rate-limited by upstream, lost (body file missing), not_allowed (destination no longer configured)',
       labelNames: ['reason'],
       registers,
+    }),
+    scrubbed: new Counter({
+      name: 'relay_scrubbed_total',
+      help: "Values data scrubbing replaced or removed, by Relay's rule id and the kind of field (never the value)",
+      labelNames: ['rule', 'field'],
+      registers,
+      collect: addPending,
     }),
   };
 }

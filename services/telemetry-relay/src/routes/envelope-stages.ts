@@ -10,12 +10,13 @@ import { createFilter } from '../pipeline/filter.ts';
 import { identityHeaders } from '../pipeline/identity.ts';
 import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
+import { createScrubber } from '../pipeline/scrub.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
 import type { RouteConfig } from './route-config.ts';
 
-// Stages 5–8, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
-// inbound filters) → identity → deliver. The
+// Stages 5–9, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
+// inbound filters) → scrub → identity → deliver. The
 // tunnel (tunnel.ts) and CSP reports (security.ts) differ only in how the envelope is read.
 
 export interface StageOptions {
@@ -39,6 +40,8 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const { config, metrics, rateLimits, delivery, outcomes } = options;
   const filter = createFilter(config.ignoreRules);
   const inboundFilter = createInboundFilters(config.inboundFilters);
+  const scrub = createScrubber(config.scrub, config.limits);
+  const scrubbed = counting(metrics.scrubbed);
   const accepted = counting(metrics.accepted);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
   const targets = new WeakMap<Authorized, Target>();
@@ -82,16 +85,20 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
         : [...limited.discarded, ...filtered.discarded, ...inbound.discarded];
     const target = targetOf(authorized);
     let items: EnvelopeItem[] = inbound.items;
+    const kept = items;
+    if (scrub && items.length > 0) {
+      const result = scrub(items, envelope.bytes.length);
+      items = result.items;
+      for (const { rule, field } of result.hits) scrubbed(rule, field).inc();
+    }
     let safe: Promise<void> | undefined;
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.
       if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
     } else {
       let bytes = envelope.bytes;
-      if (discarded.length > 0) {
-        items = [...items, clientReportItem(discarded)];
-        bytes = serializeEnvelope(envelope, items);
-      }
+      if (discarded.length > 0) items = [...items, clientReportItem(discarded)];
+      if (items !== kept || discarded.length > 0) bytes = serializeEnvelope(envelope, items);
       safe = delivery.accept({
         ...target,
         headers: identityHeaders(ip, req.headers),

@@ -1,6 +1,7 @@
 import type { IgnoreRule } from '@app/telemetry-rules';
 import type { Dsn } from '../envelope/dsn.ts';
 import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings.ts';
+import type { ScrubSettings } from '../pii/index.ts';
 
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
@@ -14,6 +15,8 @@ export interface RouteConfig {
   ignoreRules: IgnoreRule[];
   /** Relay's inbound filters (INBOUND_FILTERS, INBOUND_ERROR_MESSAGES, INBOUND_RELEASES). */
   inboundFilters: InboundFilterSettings;
+  /** Data scrubbing, Sentry's project settings (SCRUB_*, SENSITIVE_FIELDS, SAFE_FIELDS). */
+  scrub: ScrubSettings;
   trustedProxyHops: number;
   /** Log one in this many accepted envelopes (rejections are always logged). */
   logSampleEvery: number;

@@ -1,0 +1,93 @@
+import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
+import { createItem } from '../envelope/serialize.ts';
+import type { EnvelopeItem } from '../envelope/types.ts';
+import { RelayError } from '../errors.ts';
+import { compileScrub, type Hit, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
+
+// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
+// the relay builds; attachments and everything else pass as they are. A byte scan proves most items need nothing
+// (prescan in pii/settings.ts) before any JSON is parsed; a changed item is re-serialized, the others keep their bytes.
+
+const SCRUBBED_TYPES = new Set(['event', 'transaction', 'feedback', 'raw_security']);
+
+export interface ScrubResult {
+  /** The items to send: the same array when nothing matched. */
+  items: EnvelopeItem[];
+  hits: Hit[];
+}
+
+export interface ScrubLimits {
+  maxEventItemBytes: number;
+  maxEnvelopeBytes: number;
+}
+
+/** undefined when the settings scrub nothing. */
+export function createScrubber(
+  settings: ScrubSettings,
+  limits: ScrubLimits,
+): ((items: EnvelopeItem[], envelopeBytes: number) => ScrubResult) | undefined {
+  const compiled = compileScrub(settings);
+  if (!compiled) return undefined;
+  const { prescan } = compiled;
+  return (items, envelopeBytes) => {
+    let out: EnvelopeItem[] | undefined;
+    let hits: Hit[] = [];
+    /** The re-serialized envelope's size: held to the same limit as a received one. */
+    let size = envelopeBytes;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as EnvelopeItem;
+      if (!SCRUBBED_TYPES.has(item.type)) continue;
+      if (!prescan(item.payload)) continue;
+      const scrubbed = scrubItem(item, compiled);
+      if (!scrubbed) continue;
+      if (scrubbed.item.payload.length > limits.maxEventItemBytes) {
+        throw new RelayError(
+          'too_large',
+          `item ${i + 1} (${item.type}) has ${scrubbed.item.payload.length} bytes once scrubbed, more than the ${limits.maxEventItemBytes} allowed`,
+        );
+      }
+      size +=
+        scrubbed.item.payload.length - item.payload.length + scrubbed.item.headerBytes.length - item.headerBytes.length;
+      if (size > limits.maxEnvelopeBytes) {
+        throw new RelayError(
+          'too_large',
+          `the envelope has ${size} bytes once scrubbed, more than the ${limits.maxEnvelopeBytes} allowed`,
+        );
+      }
+      out ??= [...items];
+      out[i] = scrubbed.item;
+      hits = hits.concat(scrubbed.hits);
+    }
+    return { items: out ?? items, hits };
+  };
+}
+
+function scrubItem(item: EnvelopeItem, compiled: NonNullable<ReturnType<typeof compileScrub>>) {
+  const { payload } = item;
+  if (exceedsDepth(payload, 0, payload.length, RELAY_MAX_JSON_DEPTH)) {
+    throw new RelayError(
+      'malformed',
+      `a ${item.type} item nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined; // not ours to judge: upstream answers for invalid items
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const state = { c: compiled, hits: [] as Hit[], meta: {} };
+  let hits: Hit[];
+  if (item.type === 'raw_security') {
+    // The browser's report as sent: its fields scrubbed, no `_meta` (not part of a report's format).
+    walkChildren(state, parsed as Record<string, unknown>, { key: 'csp' }, [], 'csp');
+    hits = state.hits;
+  } else hits = scrubEvent(parsed as Record<string, unknown>, compiled);
+  if (hits.length === 0) return undefined;
+  // The header keeps its keys in place; only `length` changes (or is added).
+  return {
+    item: createItem({ ...item.header, type: item.type }, Buffer.from(JSON.stringify(parsed))),
+    hits,
+  };
+}
