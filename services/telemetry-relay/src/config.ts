@@ -6,8 +6,8 @@ import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
 import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
-import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
 import type { ScrubSettings } from './pii/index.ts';
+import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { IgnoreRule } from '@app/telemetry-rules';
 import type { Dsn } from '../envelope/dsn.ts';
-import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings.ts';
 import type { ScrubSettings } from '../pii/index.ts';
+import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings.ts';
 
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
