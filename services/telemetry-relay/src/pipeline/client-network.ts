@@ -21,7 +21,7 @@ const MAX_ADDRESS_CHARS = 64;
 export function clientNetwork(address: string, prefixes: NetworkPrefixes): string {
   if (address.length > MAX_ADDRESS_CHARS) return UNPARSABLE;
   const v4 = parseIPv4(address);
-  if (v4 !== undefined) return formatIPv4(v4, prefixes.v4);
+  if (v4 !== undefined) return prefixes.v4 === 32 ? address : formatIPv4(v4, prefixes.v4); // canonical already
   const v6 = parseIPv6(address);
   if (v6 === undefined) return UNPARSABLE;
   if (isMappedIPv4(v6)) return formatIPv4((((v6[6] as number) << 16) | (v6[7] as number)) >>> 0, prefixes.v4);

@@ -214,7 +214,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     const kept = spool.heldBy(client);
     const inMemory = memoryOnlyByClient.of(client);
     const own = { count: kept.count + inMemory.count, bytes: kept.bytes + inMemory.bytes };
-    const full = spoolRoom(limits, total, client === undefined ? { count: 0, bytes: 0 } : own, size);
+    const full = spoolRoom(limits, total, own, size);
     if (full === 'client') {
       throw new RelayError(
         'client_spool_full',
