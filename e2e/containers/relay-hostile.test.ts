@@ -23,6 +23,14 @@ import {
   tally,
   userAddress,
 } from '../support/hostile.ts';
+import {
+  bigUploadsAtOnce,
+  compressibleEnvelope,
+  postParts,
+  randomAttachment,
+  sameSixtyFour,
+  sha256,
+} from '../support/relay-fairness.ts';
 import { type PodRelay, readRelayPod, startPodRelay } from '../support/relay-pod.ts';
 import {
   type Arena,
@@ -324,5 +332,118 @@ describe(`telemetry-relay container under hostile traffic (${pod.memoryBytes / M
     expectSurvived(bounds, uploading);
     expectSurvived(bounds, replayed);
     expect.soft(damaged.slice(0, 5), 'attachments that arrived with another size or digest').toEqual([]);
+  }, 300_000);
+});
+
+// Fairness (issue 24, points 3 and 4): big envelopes at once, one IPv6 /64 posing as many clients, one client
+// trying to fill the spool. Addresses come as the ingress reports them (X-Forwarded-For with the ConfigMap's
+// TRUSTED_PROXY_HOPS=1), the same code path a pod behind the Gateway takes.
+describe('telemetry-relay container: big envelopes and fair shares', () => {
+  beforeEach(() => relay.ensureAlive());
+
+  it('big envelopes: 30 clients upload 19 MiB uncompressed at once, upstream up; all answered and delivered', async () => {
+    const attachment = randomAttachment(19 * MiB - 4096);
+    await capture.clear();
+    const judges = watch(arena);
+    const uploads = await bigUploadsAtOnce({
+      url: relay.tunnelUrl(),
+      dsn: DSN,
+      count: 30,
+      attachment,
+      address: (n) => userAddress(700 + n),
+      deadline: Date.now() + 120_000,
+    });
+    const f = await judges.stop();
+    f.missing = await missingUpstream(arena, [...uploads.accepted, ...acceptedIds(f.legit)], 60_000);
+    const digest = sha256(attachment);
+    const damaged = await damagedAttachments(
+      arena,
+      new Map(uploads.accepted.map((id) => [id, digest])),
+      attachment.length,
+    );
+    report(
+      arena,
+      'big envelopes, 30 × 19 MiB at once',
+      f,
+      `accepted ${uploads.accepted.length}/30, answers ${JSON.stringify(tally(uploads.answers))}, damaged ${damaged.length}`,
+    );
+    expect.soft(uploads.accepted.length, 'big envelopes answered 200').toBe(30);
+    expect.soft(damaged.slice(0, 5), 'attachments that arrived with another size or digest').toEqual([]);
+    expectSurvived(bounds, f);
+  }, 240_000);
+
+  it('IPv6: 40 addresses of one /64, each holding 2 MiB of a trickled body, cannot take the shares others need', async () => {
+    let slow: SlowClientReport | undefined;
+    const filler = 'a'.repeat(2 * MiB);
+    const f = await underAttack(
+      arena,
+      'one /64, 40 addresses',
+      async () => {
+        slow = await slowClients({
+          ...relay.address(Number(pod.env.PORT ?? 3001)),
+          count: 40,
+          head: (n) =>
+            'POST /monitoring HTTP/1.1\r\nHost: relay\r\nContent-Type: text/plain;charset=UTF-8\r\n' +
+            `Content-Length: ${20 * MiB}\r\nX-Forwarded-For: ${sameSixtyFour(n)['x-forwarded-for']}\r\n\r\n` +
+            `${JSON.stringify({ dsn: DSN })}\n${filler}`,
+          drip: 'aaaa',
+          dripEveryMs: 1_000,
+          giveUpAfterMs: BODY_TIMEOUT_MS + bounds.cutMarginMs + 1_000,
+        });
+        return [];
+      },
+      () => cutNote(slow),
+    );
+    // 80 MiB from one /64 would spend the whole budget (30 % of 256 MiB): it holds one share (21 MiB) instead, the
+    // rest of its connections refused with 429 as their bytes arrive, never a 503 for want of memory.
+    expect.soft(slow?.answers['429'] ?? 0, 'connections of the /64 refused over its share').toBeGreaterThan(0);
+    expect.soft(slow?.answers['503'] ?? 0, 'connections refused because the whole budget was spent').toBe(0);
+    expectCut(bounds, slow, BODY_TIMEOUT_MS);
+    expectSurvived(bounds, f);
+  }, 90_000);
+
+  it('spool fill: upstream down, one client fills its spool share; others are still answered 200 and delivered', async () => {
+    const bodies: { eventId: string; body: Buffer }[] = [];
+    for (let n = 0; n < 16; n++) {
+      const eventId = newEventId();
+      bodies.push({ eventId, body: await compressibleEnvelope(DSN, eventId, 19 * MiB) });
+    }
+    await capture.clear();
+    await capture.stop();
+    let judges = watch(arena);
+    const filled: Labelled[] = [];
+    const accepted: string[] = [];
+    // One upload after the other from rotating addresses of one /64, each retried after a refusal that is not its
+    // spool share (memory share, body timeout on this busy machine) until the share is reached.
+    let turn = 0;
+    for (const { eventId, body } of bodies) {
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const headers = { 'content-encoding': 'gzip', ...sameSixtyFour(turn++) };
+        const answer = await postParts(relay.tunnelUrl(), [body], headers, 60_000);
+        filled.push({ label: answer.error ?? String(answer.status), answer });
+        if (answer.status === 200) accepted.push(eventId);
+        if (answer.status === 200 || answer.error === 'client_spool_full') break;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+      if (filled.at(-1)?.answer.error === 'client_spool_full') break;
+    }
+    const uploading = await judges.stop();
+    report(arena, 'spool fill, upstream down', uploading, `filler ${JSON.stringify(byLabel(filled))}`);
+
+    judges = watch(arena);
+    await capture.start();
+    const missing = await missingUpstream(arena, [...accepted, ...acceptedIds(uploading.legit)], 120_000);
+    const replayed = await judges.stop();
+    replayed.missing = [...missing, ...(await missingUpstream(arena, acceptedIds(replayed.legit), 20_000))];
+    report(arena, 'spool fill, upstream back', replayed, `filler accepted ${accepted.length}`);
+
+    const refusals = filled.filter(({ answer }) => answer.status !== 200);
+    expect
+      .soft(filled.at(-1)?.answer.error, 'the filling /64 stopped at its share of the spool')
+      .toBe('client_spool_full');
+    expect.soft(filled.at(-1)?.answer.retryAfter, 'Retry-After of a spool share refusal').toBe('30');
+    expectRefused(refusals);
+    expectSurvived(bounds, uploading);
+    expectSurvived(bounds, replayed);
   }, 300_000);
 });

@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { quote } from './errors.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
+import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
 import { securityReports } from './routes/security.ts';
@@ -51,7 +52,8 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     },
   });
   const budget = createMemoryBudget(config.memory.budgetBytes);
-  const shares = createClientShares(budget, config.memory.perClientBytes);
+  const clientNetwork = networkOf(config.clientPrefixes);
+  const shares = createClientShares(budget, config.memory.perClientBytes, clientNetwork);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -97,6 +99,9 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     isAllowedDestination: createDestinationCheck(config),
     maxSpoolEnvelopes: config.spool.maxEnvelopes,
     maxSpoolBytes: config.spool.maxBytes,
+    perClientSpoolEnvelopes: config.spool.perClientEnvelopes,
+    perClientSpoolBytes: config.spool.perClientBytes,
+    clientNetwork,
     maxAgeMs: config.spool.maxAgeMs,
     maxMemoryBytes: config.spool.maxMemoryBytes,
     concurrency: config.upstream.concurrency,

@@ -7,6 +7,7 @@ import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
 import type { ScrubSettings } from './pii/index.ts';
+import { DEFAULT_PREFIXES, type NetworkPrefixes } from './pipeline/client-network.ts';
 import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
@@ -29,6 +30,8 @@ export interface Config extends RouteConfig {
     /** The container's limit the default budget was derived from (undefined: none). */
     containerLimitBytes: number | undefined;
   };
+  /** How many leading address bits name one client for its memory and spool shares (pipeline/client-network.ts). */
+  clientPrefixes: NetworkPrefixes;
   /** The tunnel's HTTP server: what a slow or greedy client may hold. */
   connections: {
     headersTimeoutMs: number;
@@ -44,6 +47,9 @@ export interface Config extends RouteConfig {
     sync: 'normal' | 'full';
     maxEnvelopes: number;
     maxBytes: number;
+    /** Most of them one client (network) may keep: upstream/spool-shares.ts. */
+    perClientEnvelopes: number;
+    perClientBytes: number;
     maxAgeMs: number;
     maxMemoryBytes: number;
   };
@@ -119,6 +125,9 @@ export function loadConfig(env: Env): Config {
   // The server's own backstop, later than the tunnel's 408.
   const requestTimeoutMs = bodyTimeoutMs + 5_000;
 
+  const spoolMaxEnvelopes = reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 });
+  const spoolMaxBytes = reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB });
+
   const config: Config = {
     server,
     tunnelPath,
@@ -153,6 +162,10 @@ export function loadConfig(env: Env): Config {
       ),
       containerLimitBytes,
     },
+    clientPrefixes: {
+      v4: reader.integer('CLIENT_IPV4_PREFIX', DEFAULT_PREFIXES.v4, { min: 8, max: 32 }),
+      v6: reader.integer('CLIENT_IPV6_PREFIX', DEFAULT_PREFIXES.v6, { min: 16, max: 128 }),
+    },
     connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 2_048 }),
     spool: {
       dir: reader.string('SPOOL_DIR', DEFAULT_SPOOL_DIR),
@@ -160,8 +173,18 @@ export function loadConfig(env: Env): Config {
       private: reader.optionalString('SPOOL_DIR') === undefined,
       mode: reader.oneOf('SPOOL_MODE', ['durable', 'fast'], 'durable'),
       sync: reader.oneOf('SPOOL_SYNC', ['normal', 'full'], 'normal'),
-      maxEnvelopes: reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 }),
-      maxBytes: reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB }),
+      maxEnvelopes: spoolMaxEnvelopes,
+      maxBytes: spoolMaxBytes,
+      // An eighth each, and at least one largest envelope: eight networks must fill it, not one.
+      perClientEnvelopes: reader.integer('SPOOL_PER_CLIENT_ENVELOPES', Math.max(1, Math.floor(spoolMaxEnvelopes / 8)), {
+        min: 1,
+        max: spoolMaxEnvelopes,
+      }),
+      perClientBytes: reader.integer(
+        'SPOOL_PER_CLIENT_BYTES',
+        Math.max(Math.floor(spoolMaxBytes / 8), Math.min(spoolMaxBytes, maxEnvelopeBytes)),
+        { min: 1024, max: spoolMaxBytes },
+      ),
       maxAgeMs: reader.integer('SPOOL_MAX_AGE_SECONDS', 24 * 3600, { min: 1, max: 30 * 24 * 3600 }) * 1000,
       maxMemoryBytes: reader.integer('MEMORY_QUEUE_MAX_BYTES', Math.min(64 * MiB, Math.floor(budgetBytes / 2)), {
         min: MiB,

@@ -11,6 +11,7 @@ export type RejectCode =
   | 'body_timeout'
   | 'rate_limited'
   | 'spool_full'
+  | 'client_spool_full'
   | 'overloaded'
   | 'client_overloaded'
   | 'draining';
@@ -26,7 +27,10 @@ const STATUS: Record<RejectCode, number> = {
   unsupported_type: 415,
   body_timeout: 408,
   rate_limited: 429,
-  spool_full: 429,
+  // The spool is full: this relay's condition (503 + a short Retry-After), not a limit for every SDK to obey.
+  spool_full: 503,
+  // This client's network keeps its share of the spool already: only it is asked to wait.
+  client_spool_full: 429,
   // The process is short of memory: every client should back off (Retry-After), and the load balancer may retry.
   overloaded: 503,
   // This client holds its share of the memory budget already: only it is asked to slow down.

@@ -307,9 +307,14 @@ describe('outage', () => {
     expect(arrived?.body.toString()).toBe(original.replace(sentAt, String(arrived?.header.sent_at)));
   });
 
-  it('refuses with 429 + Retry-After when the spool is full, rather than dropping', async () => {
+  it('refuses with 503 + a short Retry-After when the spool is full, rather than dropping, and tells no SDK to stop', async () => {
     const small = closeAfterTest(
-      await startRelay({ ALLOWED_DSNS: dsn, SPOOL_MAX_ENVELOPES: '3', RETRY_BASE_MS: '10000' }),
+      await startRelay({
+        ALLOWED_DSNS: dsn,
+        SPOOL_MAX_ENVELOPES: '3',
+        SPOOL_PER_CLIENT_ENVELOPES: '3',
+        RETRY_BASE_MS: '10000',
+      }),
     );
     capture.setBehaviour({ kind: 'fail', status: 500 });
     const statuses: number[] = [];
@@ -318,9 +323,10 @@ describe('outage', () => {
       last = await post(small.tunnel, envelope({ dsn }, [eventItem()]));
       statuses.push(last.status);
     }
-    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(statuses).toEqual([200, 200, 200, 503, 503]);
     expect(last?.json).toMatchObject({ error: 'spool_full' });
-    expect(last?.headers.get('retry-after')).toBe('60');
+    expect(last?.headers.get('retry-after')).toBe('5');
+    expect(last?.headers.get('x-sentry-rate-limits')).toBeNull();
   });
 });
 

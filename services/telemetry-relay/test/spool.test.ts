@@ -414,6 +414,21 @@ describe('spool directory', () => {
     openSpool({ dir, sync: 'normal', private: true }).close(); // and again at the next start
   });
 
+  it('creates the database, its -wal and -shm and the lock 0600 like the body files, and narrows an older spool', () => {
+    const dir = tempDir('spool-');
+    const files = ['spool.sqlite', 'spool.sqlite-wal', 'spool.sqlite-shm', 'spool.lock'];
+    // An older spool's database, written 0644.
+    for (const file of files.slice(0, 2)) writeFileSync(join(dir, file), '', { mode: 0o644 });
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
+    spool.insert([{ entry: entry(1), leased: false, nextAttemptAt: 0 }]);
+    expect(files.map((file) => (statSync(join(dir, file)).mode & 0o777).toString(8))).toEqual(files.map(() => '600'));
+    const fresh = tempDir('spool-');
+    closeAfterTest(openSpool({ dir: fresh, sync: 'normal' })).insert([
+      { entry: entry(2), leased: false, nextAttemptAt: 0 },
+    ]);
+    expect(files.map((file) => (statSync(join(fresh, file)).mode & 0o777).toString(8))).toEqual(files.map(() => '600'));
+  });
+
   it('not private: takes a group-writable directory (a Kubernetes volume with fsGroup), creates missing ones 0700', () => {
     const base = tempDir('spool-');
     openSpool({ dir: chmod(mkdir(join(base, 'volume')), 0o2775), sync: 'normal' }).close();

@@ -47,8 +47,9 @@ export interface Hold {
 }
 
 /**
- * Per-client fairness: a client (its address, as `clientAddress` derives it) may hold at most `perClient` bytes of
- * the budget at once, so one client trickling or bombing cannot take what everybody else needs.
+ * Per-client fairness: a client (its network: `keyOf` maps the address `clientAddress` derives to it) may hold at
+ * most `perClient` bytes of the budget at once, so one client trickling or bombing cannot take what everybody else
+ * needs.
  */
 export interface ClientShares {
   hold(client: string): Hold;
@@ -56,13 +57,17 @@ export interface ClientShares {
   readonly clients: number;
 }
 
-export function createClientShares(budget: MemoryBudget, perClient: number): ClientShares {
+export function createClientShares(
+  budget: MemoryBudget,
+  perClient: number,
+  keyOf: (client: string) => string = (client) => client,
+): ClientShares {
   const held = new Map<string, number>();
   return {
     get clients() {
       return held.size;
     },
-    hold: (client) => new ClientHold(budget, perClient, held, client),
+    hold: (client) => new ClientHold(budget, perClient, held, keyOf(client)),
   };
 }
 

@@ -104,6 +104,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
         headers: identityHeaders(ip, req.headers),
         body: bytes,
         acceptedAt: Date.now(),
+        client: ip,
       });
     }
     const answer = () => {

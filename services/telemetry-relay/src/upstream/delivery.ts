@@ -7,12 +7,14 @@ import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.t
 import type { Forwarder } from './forward.ts';
 import { createOutage } from './outage.ts';
 import type { Lease, Spool, SpoolEntry } from './spool.ts';
+import { ClientTally, spoolRoom } from './spool-shares.ts';
 import { createSpoolWriter } from './spool-writer.ts';
 
 // Stage 8: every accepted envelope reaches upstream at least once. `accept` makes it safe by SPOOL_MODE's promise
 // (durable: committed before the 200; fast: held in memory, spooled on failure or at shutdown), `pump` sends held
 // envelopes then spooled rows oldest first within the concurrency and the memory budget, `close` spools the rest.
-// Short of memory an accepted envelope waits on disk, never dropped; a full spool refuses new ones with 429.
+// Short of memory an accepted envelope waits on disk, never dropped; a full spool refuses new ones with 503, a client
+// over its share of the spool with 429 (docs/decisions/011-spool-shares-and-full-spool.md).
 
 export interface DeliveryOptions {
   mode: SpoolMode;
@@ -27,6 +29,11 @@ export interface DeliveryOptions {
   isAllowedDestination(target: { url: string; dsnKey: string }): boolean;
   maxSpoolEnvelopes: number;
   maxSpoolBytes: number;
+  /** Most envelopes and bytes one client (network) may keep undelivered. */
+  perClientSpoolEnvelopes: number;
+  perClientSpoolBytes: number;
+  /** The network an entry's `client` address belongs to (pipeline/client-network.ts). */
+  clientNetwork(address: string): string;
   maxAgeMs: number;
   /** Most bytes delivery holds in memory (a share of the budget); beyond it envelopes wait on disk. */
   maxMemoryBytes: number;
@@ -39,7 +46,8 @@ export interface DeliveryOptions {
 export interface Delivery {
   /**
    * Makes the envelope safe by the mode's promise: returns once it is (fast mode, held in memory), or a promise that
-   * resolves once it is (committed to the spool). Throws RelayError('spool_full') when full, ('draining') when closing.
+   * resolves once it is (committed to the spool). Throws RelayError('spool_full') when full, ('client_spool_full')
+   * when the entry's client (an address) keeps its share already, ('draining') when closing.
    */
   accept(entry: Omit<SpoolEntry, 'attempts'>): Promise<void> | undefined;
   /** Envelopes held in memory (fast mode) not yet delivered or spooled. */
@@ -80,6 +88,14 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   let heldBytes = 0;
   let memoryOnlyBytes = 0;
   let memoryOnlyCount = 0;
+  /** Fast mode's memory-only envelopes by client, beside what the spool keeps of each (spool.heldBy). */
+  const memoryOnlyByClient = new ClientTally();
+  const limits = {
+    maxEnvelopes: options.maxSpoolEnvelopes,
+    maxBytes: options.maxSpoolBytes,
+    perClientEnvelopes: options.perClientSpoolEnvelopes,
+    perClientBytes: options.perClientSpoolBytes,
+  };
   const inFlight = new Set<Promise<void>>();
   const memoryJobs = new Set<Job>();
   /** Accepted envelopes to send now, in order. */
@@ -115,8 +131,10 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     if (!job.memoryOnly) return;
     job.memoryOnly = false;
     memoryJobs.delete(job);
-    memoryOnlyBytes -= (job.entry as SpoolEntry).body.length;
+    const { body, client } = job.entry as SpoolEntry;
+    memoryOnlyBytes -= body.length;
     memoryOnlyCount--;
+    memoryOnlyByClient.remove(client, body.length);
   };
 
   /**
@@ -190,6 +208,29 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
   };
 
+  /** A full spool is this relay's condition, not the SDK's: no X-Sentry-Rate-Limits, a short Retry-After. */
+  const refuseWhenFull = (client: string | undefined, size: number) => {
+    const total = { count: spool.count + memoryOnlyCount, bytes: spool.bytes + memoryOnlyBytes };
+    const kept = spool.heldBy(client);
+    const inMemory = memoryOnlyByClient.of(client);
+    const own = { count: kept.count + inMemory.count, bytes: kept.bytes + inMemory.bytes };
+    const full = spoolRoom(limits, total, own, size);
+    if (full === 'client') {
+      throw new RelayError(
+        'client_spool_full',
+        `your network keeps ${own.count} undelivered envelopes (${own.bytes} bytes), its share of this relay's spool; upstream is not taking them`,
+        { 'retry-after': '30' },
+      );
+    }
+    if (full === 'spool') {
+      throw new RelayError(
+        'spool_full',
+        `the relay holds ${total.count} undelivered envelopes (${total.bytes} bytes), its limit; upstream is not taking them`,
+        { 'retry-after': '5' },
+      );
+    }
+  };
+
   const replayTimer = setInterval(pump, REPLAY_TICK_MS);
   replayTimer.unref();
   const expireTimer = setInterval(() => {
@@ -203,17 +244,10 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     },
     accept(partial) {
       if (closing) throw new RelayError('draining', 'the relay is shutting down; retry on another instance');
-      const entry: SpoolEntry = { ...partial, attempts: 0 };
+      const client = partial.client === undefined ? undefined : options.clientNetwork(partial.client);
+      const entry: SpoolEntry = { ...partial, client, attempts: 0 };
       const size = entry.body.length;
-      const count = spool.count + memoryOnlyCount;
-      const bytes = spool.bytes + memoryOnlyBytes;
-      if (count >= options.maxSpoolEnvelopes || bytes + size > options.maxSpoolBytes) {
-        throw new RelayError(
-          'spool_full',
-          `the relay holds ${count} undelivered envelopes (${bytes} bytes), its limit; upstream is not taking them`,
-          { 'retry-after': '60', 'x-sentry-rate-limits': '60::key:relay_spool_full' },
-        );
-      }
+      refuseWhenFull(client, size);
       // Held and sent now only while upstream is up and memory has room; otherwise replay takes it from disk.
       const sendNow = outage.healthy && heldBytes + size <= options.maxMemoryBytes && budget.take(size);
       if (sendNow) heldBytes += size;
@@ -223,6 +257,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
         memoryJobs.add(job);
         memoryOnlyBytes += size;
         memoryOnlyCount++;
+        memoryOnlyByClient.add(client, size);
         waiting.push(job);
         pumpAfterTurn();
         return undefined;

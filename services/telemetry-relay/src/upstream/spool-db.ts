@@ -13,6 +13,8 @@ export interface SpoolEntry {
   body: Buffer;
   acceptedAt: number;
   attempts: number;
+  /** The sender's network (its spool share); none for what the relay makes itself. */
+  client?: string | undefined;
 }
 
 export interface SpoolRecord extends Omit<SpoolEntry, 'body'> {
@@ -47,7 +49,8 @@ export function openSpoolDatabase(file: string, sync: 'normal' | 'full'): Databa
       headers TEXT NOT NULL,
       body BLOB NOT NULL,
       body_file TEXT,
-      body_size INTEGER
+      body_size INTEGER,
+      client TEXT
     );
   `);
   // Spools written before bodies could live in files.
@@ -55,6 +58,8 @@ export function openSpoolDatabase(file: string, sync: 'normal' | 'full'): Databa
   if (!columns.includes('body_file')) {
     db.exec('ALTER TABLE envelopes ADD COLUMN body_file TEXT; ALTER TABLE envelopes ADD COLUMN body_size INTEGER;');
   }
+  // Spools written before spool shares: their rows count toward the spool's bounds, no client's share.
+  if (!columns.includes('client')) db.exec('ALTER TABLE envelopes ADD COLUMN client TEXT;');
   // Nothing is in flight in a process that just started.
   db.prepare('UPDATE envelopes SET next_attempt_at = 0 WHERE next_attempt_at = ?').run(LEASED);
   return db;
@@ -89,6 +94,7 @@ export interface Row {
   headers: string;
   body: Uint8Array;
   body_file: string | null;
+  client: string | null;
   size: number;
   memory: number;
 }
@@ -106,5 +112,6 @@ export function toRecord(row: Row): SpoolRecord {
     body: row.body_file === null ? Buffer.from(row.body.buffer, row.body.byteOffset, row.body.byteLength) : undefined,
     bodyFile: row.body_file ?? undefined,
     memoryBytes: Number(row.memory),
+    client: row.client ?? undefined,
   };
 }

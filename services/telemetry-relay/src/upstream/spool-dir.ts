@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
@@ -59,7 +59,9 @@ export function prepareSpoolDir(dir: string, isPrivate: boolean): void {
  * the process dies, even by kill -9, so a restart takes over at once while a second live relay is refused.
  */
 export function lockSpoolDir(dir: string): DatabaseSync {
-  const lock = new DatabaseSync(join(dir, 'spool.lock'));
+  const file = join(dir, 'spool.lock');
+  ownerOnly(file);
+  const lock = new DatabaseSync(file);
   try {
     lock.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;');
   } catch (error) {
@@ -69,4 +71,15 @@ export function lockSpoolDir(dir: string): DatabaseSync {
     );
   }
   return lock;
+}
+
+/**
+ * Creates (or narrows) a SQLite database file and its -wal/-shm companions to mode 0600, like the body files: they
+ * hold client addresses, user agents and referers. SQLite gives the companions it creates the database's mode.
+ */
+export function ownerOnly(databaseFile: string): void {
+  closeSync(openSync(databaseFile, 'a', 0o600));
+  for (const file of [databaseFile, `${databaseFile}-wal`, `${databaseFile}-shm`]) {
+    if (existsSync(file)) chmodSync(file, 0o600);
+  }
 }

@@ -14,7 +14,8 @@ import {
   type SpoolRecord,
   toRecord,
 } from './spool-db.ts';
-import { lockSpoolDir, prepareSpoolDir } from './spool-dir.ts';
+import { lockSpoolDir, ownerOnly, prepareSpoolDir } from './spool-dir.ts';
+import { ClientTally, type Tally } from './spool-shares.ts';
 
 export type { SpoolEntry, SpoolRecord } from './spool-db.ts';
 
@@ -67,6 +68,8 @@ export interface Spool {
   readonly bytes: number;
   /** Rows not leased (due now or backing off): replay has nothing to look for while this is 0. */
   readonly unleasedCount: number;
+  /** What `client` (a network key) keeps in the spool now. */
+  heldBy(client: string | undefined): Readonly<Tally>;
   /** What opening found: rows whose body file was gone or not ours, files no row named, rows past maxAgeMs. */
   readonly recovered: { lostRows: number; orphanFiles: number; expiredRows: number };
   /**
@@ -98,6 +101,7 @@ export function openSpool(options: SpoolOptions): Spool {
   prepareSpoolDir(options.dir, options.private === true);
   const lock = lockSpoolDir(options.dir);
   const file = join(options.dir, 'spool.sqlite');
+  ownerOnly(file);
   const db = openSpoolDatabase(file, options.sync);
   const transaction = <T>(work: () => T): T => inTransaction(db, work);
   const files = openBodyFiles(options.dir, options.sync);
@@ -116,17 +120,24 @@ export function openSpool(options: SpoolOptions): Spool {
   let count = Number(totals.n);
   let bytes = Number(totals.b);
   let unleased = count; // opening released every lease
+  const byClient = new ClientTally();
+  const perClient = db
+    .prepare(
+      `SELECT client, count(*) AS n, coalesce(sum(${SIZE}), 0) AS b FROM envelopes WHERE client IS NOT NULL GROUP BY client`,
+    )
+    .all() as Array<{ client: string; n: number; b: number }>;
+  for (const row of perClient) byClient.set(row.client, { count: Number(row.n), bytes: Number(row.b) });
 
   const insertRow = db.prepare(
-    'INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const removed = `RETURNING ${SIZE} AS size, body_file AS file, next_attempt_at AS next`;
+  const removed = `RETURNING ${SIZE} AS size, body_file AS file, next_attempt_at AS next, client`;
   const deleteRow = db.prepare(`DELETE FROM envelopes WHERE id = ? ${removed}`);
   const selectDue = db.prepare(
     `SELECT id, accepted_at, url, dsn_key, ${MEMORY} AS memory FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
   );
   const selectRow = db.prepare(
-    `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
+    `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, client, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
   );
   const setLeased = db.prepare('UPDATE envelopes SET next_attempt_at = ? WHERE id = ?');
   const release = db.prepare(
@@ -139,10 +150,16 @@ export function openSpool(options: SpoolOptions): Spool {
 
   /** Runs a DELETE … RETURNING size, file, next; the caller unlinks `unlink` after the transaction commits. */
   const removeAll = (statement: StatementSync, arg: number, unlink: string[]): number => {
-    const rows = statement.all(arg) as Array<{ size: number; file: string | null; next: number }>;
+    const rows = statement.all(arg) as Array<{
+      size: number;
+      file: string | null;
+      next: number;
+      client: string | null;
+    }>;
     for (const row of rows) {
       count--;
       bytes -= Number(row.size);
+      byClient.remove(row.client, Number(row.size));
       if (Number(row.next) !== LEASED) unleased--;
       if (row.file !== null) unlink.push(row.file);
     }
@@ -166,6 +183,7 @@ export function openSpool(options: SpoolOptions): Spool {
     get unleasedCount() {
       return unleased;
     },
+    heldBy: (client) => byClient.of(client),
     recovered: { lostRows: lost.length, orphanFiles: orphans, expiredRows: 0 },
     writeBody(body) {
       return body.length > BODY_FILE_THRESHOLD ? files.write(body) : undefined;
@@ -187,6 +205,7 @@ export function openSpool(options: SpoolOptions): Spool {
               bodyFile === undefined ? entry.body : EMPTY,
               bodyFile ?? null,
               bodyFile === undefined ? null : entry.body.length,
+              entry.client ?? null,
             );
             return Number(result.lastInsertRowid);
           }),
@@ -198,6 +217,7 @@ export function openSpool(options: SpoolOptions): Spool {
       for (const { entry, leased } of entries) {
         count++;
         bytes += entry.body.length;
+        byClient.add(entry.client, entry.body.length);
         if (!leased) unleased++;
       }
       return ids;
