@@ -47,8 +47,8 @@ const ownRegex = (word: string) => word.length < SHORT || !/^[a-z]/i.test(word);
 const EMAIL_DOMAIN = /[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2}/y;
 /** URL credentials ending at an "@" (URL_PASSWORD without the "@"), in the text just before it. */
 const URL_CREDENTIALS = /\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/;
-/** ſ and K (Kelvin) fold to s and k in Relay's (and our rules') Unicode case-insensitive matching. */
-const FOLDING = [Buffer.from('\u017f'), Buffer.from('\u212a')];
+/** ſ and K (Kelvin) fold to s and k in Relay's (and our rules') Unicode case-insensitive matching: their UTF-8 bytes. */
+const FOLDING = [Buffer.from('\u017f').toString('latin1'), Buffer.from('\u212a').toString('latin1')];
 const LOCAL_PART = /[a-zA-Z0-9.!#$%&'*+/=?^_\x60{|}~-]/;
 
 const compileWords = (words: readonly string[]): RegExp[] => {
@@ -81,16 +81,16 @@ export function createTextCheck(words: readonly string[]): (text: string) => boo
   };
 }
 
-export function createPrescan(words: readonly string[]): (bytes: Buffer) => boolean {
+/** `text`: the bytes decoded as latin1, when the caller has them already (pipeline/item-text.ts shares one decode). */
+export function createPrescan(words: readonly string[]): (bytes: Buffer, text?: string) => boolean {
   const keyWords = compileWords(words);
-  return (bytes) => {
+  return (bytes, text = bytes.toString('latin1')) => {
     // latin1: one byte a character, the cheapest string to scan; every anchor is ASCII.
-    const text = bytes.toString('latin1');
     for (const re of keyWords) if (re.test(text)) return true;
     for (const re of NUMBERS) if (re.test(text)) return true;
     // `\u00XX` could spell any trigger; `\/` (PHP's json_encode writes it) could hide the `//` of URL credentials.
-    if (bytes.indexOf('-----BEGIN') >= 0 || bytes.indexOf('\\u00') >= 0 || bytes.indexOf('\\/') >= 0) return true;
-    for (const letter of FOLDING) if (bytes.indexOf(letter) >= 0) return true;
+    if (text.includes('-----BEGIN') || text.includes('\\u00') || text.includes('\\/')) return true;
+    for (const letter of FOLDING) if (text.includes(letter)) return true;
     // "@" is rare in events (a release like shop@1.4.2): look only around each one.
     return atMayMatch(text);
   };

@@ -57,7 +57,7 @@ export interface CompiledScrub {
   strict: boolean;
   safe: readonly Selector[];
   /** A cheap test over an item's bytes: false proves none of the rules can match (see prescan.ts). */
-  prescan: (bytes: Buffer) => boolean;
+  prescan: (bytes: Buffer, text?: string) => boolean;
   /** The same for one key or string value; undefined when every value must see the rules (IP, strict). */
   mayMatch: ((text: string) => boolean) | undefined;
 }

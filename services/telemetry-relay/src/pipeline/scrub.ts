@@ -3,12 +3,15 @@ import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import { compileScrub, type Hit, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
+import { ItemTexts } from './item-text.ts';
 
 // Stage 6b (after filter, before identity): data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
 // the relay builds; attachments and everything else pass as they are. A byte scan proves most items need nothing
 // (prescan in pii/settings.ts) before any JSON is parsed; a changed item is re-serialized, the others keep their bytes.
 
 const SCRUBBED_TYPES = new Set(['event', 'transaction', 'feedback', 'raw_security']);
+/** What an envelope with nothing scrubbed returns (no new array per envelope on the hot path). */
+const NO_HITS: Hit[] = Object.freeze([]) as unknown as Hit[];
 
 export interface ScrubResult {
   /** The items to send: the same array when nothing matched. */
@@ -25,19 +28,19 @@ export interface ScrubLimits {
 export function createScrubber(
   settings: ScrubSettings,
   limits: ScrubLimits,
-): ((items: EnvelopeItem[], envelopeBytes: number) => ScrubResult) | undefined {
+): ((items: EnvelopeItem[], envelopeBytes: number, texts?: ItemTexts) => ScrubResult) | undefined {
   const compiled = compileScrub(settings);
   if (!compiled) return undefined;
   const { prescan } = compiled;
-  return (items, envelopeBytes) => {
+  return (items, envelopeBytes, texts = new ItemTexts()) => {
     let out: EnvelopeItem[] | undefined;
-    let hits: Hit[] = [];
+    let hits = NO_HITS;
     /** The re-serialized envelope's size: held to the same limit as a received one. */
     let size = envelopeBytes;
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as EnvelopeItem;
       if (!SCRUBBED_TYPES.has(item.type)) continue;
-      if (!prescan(item.payload)) continue;
+      if (!prescan(item.payload, texts.of(item))) continue;
       const scrubbed = scrubItem(item, compiled);
       if (!scrubbed) continue;
       if (scrubbed.item.payload.length > limits.maxEventItemBytes) {

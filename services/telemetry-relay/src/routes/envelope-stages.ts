@@ -9,6 +9,7 @@ import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-rep
 import { createFilter } from '../pipeline/filter.ts';
 import { identityHeaders } from '../pipeline/identity.ts';
 import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
+import { ItemTexts } from '../pipeline/item-text.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { createScrubber } from '../pipeline/scrub.ts';
 import type { Target } from '../types.ts';
@@ -76,7 +77,8 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     }
     const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items });
     for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
-    const inbound = inboundFilter(filtered.items);
+    const texts = new ItemTexts(); // one latin1 decode per item for the gate and the prescan
+    const inbound = inboundFilter(filtered.items, texts);
     for (const { type, reason } of inbound.dropped) metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
 
     const discarded =
@@ -87,7 +89,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     let items: EnvelopeItem[] = inbound.items;
     const kept = items;
     if (scrub && items.length > 0) {
-      const result = scrub(items, envelope.bytes.length);
+      const result = scrub(items, envelope.bytes.length, texts);
       items = result.items;
       for (const { rule, field } of result.hits) scrubbed(rule, field).inc();
     }

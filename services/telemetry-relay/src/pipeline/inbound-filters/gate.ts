@@ -73,7 +73,8 @@ function someValue(text: string, key: string, found: (value: string) => boolean)
 }
 
 /** May any of `filters` match this payload (so it must be parsed)? */
-export function createGate(filters: readonly InboundFilter[]): (payload: Buffer) => boolean {
+/** Takes the payload decoded as latin1 (pipeline/item-text.ts: one decode shared with the scrub prescan). */
+export function createGate(filters: readonly InboundFilter[]): (text: string) => boolean {
   if (filters.length === 0) return () => false;
   if (filters.some((filter) => filter.keys.length === 0 && !filter.needles)) return () => true;
   const needles = filters.flatMap((filter) => filter.needles ?? []);
@@ -94,8 +95,7 @@ export function createGate(filters: readonly InboundFilter[]): (payload: Buffer)
     }
     return verdict;
   };
-  return (payload) => {
-    const text = payload.toString('latin1');
+  return (text) => {
     if (text.includes('\\u')) return true;
     for (const needle of needles) if (text.includes(needle)) return true;
     for (const [key, judges] of byKey) {

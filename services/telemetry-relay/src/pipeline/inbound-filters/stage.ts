@@ -2,6 +2,7 @@ import { itemCategory } from '../../envelope/categories.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../../envelope/json-depth.ts';
 import type { EnvelopeItem } from '../../envelope/types.ts';
 import type { Discarded } from '../../types.ts';
+import { ItemTexts } from '../item-text.ts';
 import { parsedPayload } from '../parsed-event.ts';
 import { asObject } from './event-fields.ts';
 import { createGate, filteredKind } from './gate.ts';
@@ -25,9 +26,11 @@ export interface InboundFilterResult {
 const NONE_DROPPED: InboundFilterResult['dropped'] = Object.freeze([]) as unknown as InboundFilterResult['dropped'];
 const NONE_DISCARDED: Discarded[] = Object.freeze([]) as unknown as Discarded[];
 
-type Judge = { filters: InboundFilter[]; mayMatch: (payload: Buffer) => boolean };
+type Judge = { filters: InboundFilter[]; mayMatch: (text: string) => boolean };
 
-export function createInboundFilters(settings: InboundFilterSettings): (items: EnvelopeItem[]) => InboundFilterResult {
+export function createInboundFilters(
+  settings: InboundFilterSettings,
+): (items: EnvelopeItem[], texts?: ItemTexts) => InboundFilterResult {
   const filters = enabledFilters(settings);
   const judges = new Map<FilteredKind, Judge>();
   for (const kind of ['event', 'transaction', 'security'] as const) {
@@ -36,10 +39,10 @@ export function createInboundFilters(settings: InboundFilterSettings): (items: E
   }
 
   /** The id of the first filter that drops `item`, if any. */
-  const verdict = (item: EnvelopeItem): string | undefined => {
+  const verdict = (item: EnvelopeItem, texts: ItemTexts): string | undefined => {
     const kind = filteredKind(item.type);
     const judge = kind && judges.get(kind);
-    if (!judge?.mayMatch(item.payload)) return undefined;
+    if (!judge?.mayMatch(texts.of(item))) return undefined;
     // Deeper than Sentry's parser allows: not ours to judge (upstream refuses it).
     if (exceedsDepth(item.payload, 0, item.payload.length, RELAY_MAX_JSON_DEPTH)) return undefined;
     const parsed = asObject(parsedPayload(item));
@@ -47,14 +50,17 @@ export function createInboundFilters(settings: InboundFilterSettings): (items: E
     return judge.filters.find((filter) => filter.matches(parsed))?.id;
   };
 
-  return (items) => {
+  return (items, texts = new ItemTexts()) => {
     if (judges.size === 0) return { items, dropped: NONE_DROPPED, discarded: NONE_DISCARDED };
-    const reasons = new Map<EnvelopeItem, string>();
+    // Created at the first drop: most envelopes drop nothing and allocate nothing here.
+    let reasons: Map<EnvelopeItem, string> | undefined;
     for (const item of items) {
-      const reason = verdict(item);
-      if (reason !== undefined) reasons.set(item, reason);
+      const reason = verdict(item, texts);
+      if (reason === undefined) continue;
+      reasons ??= new Map();
+      reasons.set(item, reason);
     }
-    if (reasons.size === 0) return { items, dropped: NONE_DROPPED, discarded: NONE_DISCARDED };
+    if (reasons === undefined) return { items, dropped: NONE_DROPPED, discarded: NONE_DISCARDED };
 
     // Attachments belong to the envelope's event: they go with it, under its reason.
     const eventReason = [...reasons].find(([item]) => item.type !== 'raw_security' && item.type !== 'security')?.[1];
