@@ -1,5 +1,10 @@
 import { Link } from 'react-router';
 
+const START_LINKS = [
+  ['/catalog', 'Browse the catalog'],
+  ['/preferences', 'Set your preferences'],
+] as const;
+
 export function Component() {
   return (
     <>
@@ -8,12 +13,11 @@ export function Component() {
         This example shop shows how pages behave: they render on the server, then move in the browser without reloads.
       </p>
       <ul>
-        <li>
-          <Link to="/catalog">Browse the catalog</Link>
-        </li>
-        <li>
-          <Link to="/preferences">Set your preferences</Link>
-        </li>
+        {START_LINKS.map(([to, text]) => (
+          <li key={to}>
+            <Link to={to}>{text}</Link>
+          </li>
+        ))}
       </ul>
     </>
   );

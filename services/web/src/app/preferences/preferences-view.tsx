@@ -22,30 +22,20 @@ export function Component() {
         </p>
       ) : null}
       <Form method="post" className="form" noValidate>
-        <div className="field">
-          <label htmlFor="displayName">Display name</label>
-          <input
-            id="displayName"
-            name="displayName"
-            maxLength={LIMITS.displayNameMax + 20}
-            defaultValue={value('displayName')}
-            aria-invalid={errors.displayName ? true : undefined}
-            aria-describedby={errors.displayName ? 'displayName-error' : undefined}
-          />
-          {errors.displayName ? <p id="displayName-error">{errors.displayName}</p> : null}
-        </div>
-        <div className="field">
-          <label htmlFor="pageSize">Items per catalog page</label>
-          <input
-            id="pageSize"
-            name="pageSize"
-            inputMode="numeric"
-            defaultValue={value('pageSize')}
-            aria-invalid={errors.pageSize ? true : undefined}
-            aria-describedby={errors.pageSize ? 'pageSize-error' : undefined}
-          />
-          {errors.pageSize ? <p id="pageSize-error">{errors.pageSize}</p> : null}
-        </div>
+        <TextField
+          name="displayName"
+          label="Display name"
+          maxLength={LIMITS.displayNameMax + 20}
+          value={value('displayName')}
+          error={errors.displayName}
+        />
+        <TextField
+          name="pageSize"
+          label="Items per catalog page"
+          inputMode="numeric"
+          value={value('pageSize')}
+          error={errors.pageSize}
+        />
         <fieldset className="field">
           <legend>Theme</legend>
           {(['light', 'dark'] as const).map((theme) => (
@@ -60,6 +50,33 @@ export function Component() {
         </button>
       </Form>
     </>
+  );
+}
+
+/** A labelled text input whose error, when there is one, is announced with it (aria-describedby). */
+function TextField(props: {
+  name: string;
+  label: string;
+  value: string;
+  error: string | undefined;
+  maxLength?: number;
+  inputMode?: 'numeric';
+}) {
+  const { name, label, value, error, maxLength, inputMode } = props;
+  return (
+    <div className="field">
+      <label htmlFor={name}>{label}</label>
+      <input
+        id={name}
+        name={name}
+        maxLength={maxLength}
+        inputMode={inputMode}
+        defaultValue={value}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${name}-error` : undefined}
+      />
+      {error ? <p id={`${name}-error`}>{error}</p> : null}
+    </div>
   );
 }
 
