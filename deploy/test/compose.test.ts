@@ -8,7 +8,7 @@ const run = promisify(execFile);
 
 interface ComposeService {
   image?: string;
-  build?: { context: string; dockerfile: string; args?: Record<string, string> };
+  build?: { context: string; dockerfile: string; target?: string; args?: Record<string, string> };
   environment?: Record<string, string | null>;
   healthcheck?: { test?: string[] };
   depends_on?: Record<string, { condition: string }>;
@@ -57,11 +57,13 @@ describe('docker-compose.yml', () => {
   });
 
   it('builds every image from a Dockerfile in the repository and never pulls', () => {
-    const dockerfiles = Object.fromEntries(Object.entries(services).map(([name, s]) => [name, s.build?.dockerfile]));
-    expect(dockerfiles).toEqual({
-      web: 'services/web/Dockerfile',
-      relay: 'services/telemetry-relay/Dockerfile',
-      viewer: 'deploy/viewer/Dockerfile',
+    const builds = Object.fromEntries(
+      Object.entries(services).map(([name, s]) => [name, [s.build?.dockerfile, s.build?.target]]),
+    );
+    expect(builds).toEqual({
+      web: ['Dockerfile', 'web'],
+      relay: ['Dockerfile', 'telemetry-relay'],
+      viewer: ['deploy/viewer/Dockerfile', undefined],
     });
     for (const [name, s] of Object.entries(services)) expect(s.pull_policy ?? 'missing', name).not.toBe('always');
   });

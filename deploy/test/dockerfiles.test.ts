@@ -4,12 +4,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './support/manifests.ts';
 
-const dockerfiles = [
-  'services/web/Dockerfile',
-  'services/telemetry-relay/Dockerfile',
-  'deploy/viewer/Dockerfile',
-  'deploy/prometheus/Dockerfile',
-];
+const dockerfiles = ['Dockerfile', 'deploy/viewer/Dockerfile', 'deploy/prometheus/Dockerfile'];
+/** The images a Dockerfile makes: the root one has a target per service, the others make their last stage. */
+const targets: Record<string, string[]> = { Dockerfile: ['telemetry-relay', 'web'] };
 // `${NODE_IMAGE}` is the Dockerfiles' ARG (default node:24-bookworm-slim, checked below), written literally: no stage
 // names a base of its own, so what builds here (NODE_IMAGE=the local base) and a CI that pulls differ only there.
 const allowedBases = new Set(['scratch', ['$', '{NODE_IMAGE}'].join('')]);
@@ -34,10 +31,25 @@ function stages(text: string): Stage[] {
   return result;
 }
 
+/** A stage with the lines of the stages it is built FROM (what the image it makes inherits). */
+function withAncestors(all: Stage[], stage: Stage): Stage {
+  const parent = all.find((s) => s.name === stage.from);
+  return parent ? { ...stage, lines: [...withAncestors(all, parent).lines, ...stage.lines] } : stage;
+}
+
+const images = dockerfiles.flatMap((path) => {
+  const all = stages(readFileSync(`${repoRoot}${path}`, 'utf8'));
+  const names = targets[path] ?? [undefined];
+  return names.map((target) => {
+    const stage = target === undefined ? all.at(-1) : all.find((s) => s.name === target);
+    if (!stage) throw new Error(`${path}: no stage ${target}`);
+    return { image: target ? `${path} --target ${target}` : path, path, all, final: withAncestors(all, stage) };
+  });
+});
+
 describe.each(dockerfiles)('%s', (path) => {
   const text = readFileSync(`${repoRoot}${path}`, 'utf8');
   const all = stages(text);
-  const final = all.at(-1) as Stage;
 
   it('builds on Docker 20.10 without a registry: the base from NODE_IMAGE only, no syntax line, heredoc, COPY --link or --pull', () => {
     const names = new Set(all.map((s) => s.name));
@@ -48,7 +60,9 @@ describe.each(dockerfiles)('%s', (path) => {
     const instructions = text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
     expect(instructions.join('\n')).not.toMatch(/--link|--pull/);
   });
+});
 
+describe.each(images)('$image', ({ path, all, final }) => {
   it('runs as a non-root user in the final stage', () => {
     const user = final.lines.filter((l) => /^USER\s/i.test(l)).at(-1);
     expect(user).toMatch(/^USER\s+(node|1000(:1000)?)$/);
@@ -113,6 +127,40 @@ describe('the base image', () => {
   );
 });
 
+describe('the services in one Dockerfile', () => {
+  const all = stages(readFileSync(`${repoRoot}Dockerfile`, 'utf8'));
+  /** The stages a stage needs: what it is built FROM and what it copies --from, transitively. */
+  function needs(name: string, seen = new Set<string>()): Set<string> {
+    const stage = all.find((s) => s.name === name);
+    if (!stage || seen.has(name)) return seen;
+    seen.add(name);
+    for (const other of [stage.from, ...stage.lines.flatMap((l) => /--from=(\S+)/.exec(l)?.[1] ?? [])]) {
+      needs(other, seen);
+    }
+    return seen;
+  }
+
+  it('orders the stages so the legacy builder, which builds every stage before the target, builds only what the relay needs', () => {
+    const relay = all.findIndex((s) => s.name === 'telemetry-relay');
+    const before = all.slice(0, relay + 1).map((s) => s.name);
+    expect(new Set(before)).toEqual(needs('telemetry-relay'));
+  });
+
+  it('shares the Node filesystem and the runtime stage, and neither image needs the other service', () => {
+    for (const [service, other] of [
+      ['telemetry-relay', 'web'],
+      ['web', 'relay-'],
+    ] as const) {
+      const needed = needs(service);
+      expect(needed.has('rootfs') && needed.has('runtime') && needed.has('manifests'), service).toBe(true);
+      expect(
+        [...needed].filter((name) => name !== service && name.startsWith(other)),
+        service,
+      ).toEqual([]);
+    }
+  });
+});
+
 describe('workspace manifests in the service Dockerfiles', () => {
   it('copies every workspace package.json, because npm ci checks the whole tree against the lockfile', () => {
     const lock = JSON.parse(readFileSync(`${repoRoot}package-lock.json`, 'utf8')) as {
@@ -121,21 +169,19 @@ describe('workspace manifests in the service Dockerfiles', () => {
     const workspaces = Object.keys(lock.packages)
       .filter((key) => key !== '' && !key.startsWith('node_modules/') && !key.includes('/node_modules/'))
       .sort();
-    for (const path of dockerfiles.filter((p) => p.startsWith('services/'))) {
-      const copied = [...readFileSync(`${repoRoot}${path}`, 'utf8').matchAll(/^COPY (\S+)\/package\.json /gm)]
-        .map((m) => m[1])
-        .sort();
-      expect(copied, path).toEqual(workspaces);
-    }
+    const copied = [...readFileSync(`${repoRoot}Dockerfile`, 'utf8').matchAll(/^COPY (\S+)\/package\.json /gm)]
+      .map((m) => m[1])
+      .sort();
+    expect(copied).toEqual(workspaces);
   });
 });
 
 describe('licence labels', () => {
-  it.each(['services/web/Dockerfile', 'services/telemetry-relay/Dockerfile'])(
-    '%s declares the licence of the repository LICENSE (Apache-2.0)',
-    (path) => {
+  it.each(images.filter((i) => i.path === 'Dockerfile'))(
+    '$image declares the licence of the repository LICENSE (Apache-2.0)',
+    ({ final }) => {
       expect(readFileSync(`${repoRoot}LICENSE`, 'utf8')).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
-      expect(readFileSync(`${repoRoot}${path}`, 'utf8')).toMatch(/org\.opencontainers\.image\.licenses="Apache-2\.0"/);
+      expect(final.lines.join('\n')).toMatch(/org\.opencontainers\.image\.licenses="Apache-2\.0"/);
     },
   );
 });

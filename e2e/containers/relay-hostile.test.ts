@@ -7,7 +7,7 @@
 // Each attack prints one line "hostile: <attack>: …" of figures. RELAY_IMAGE=<image> runs that image instead of
 // building the working tree's; for another commit's figures, run this suite from a worktree of that commit (its
 // manifests) with its image: `git worktree add /tmp/relay-before <commit>`, copy this file and its support modules
-// there, `docker build -f services/telemetry-relay/Dockerfile -t ssr-telemetry/telemetry-relay:before .` in it.
+// there, `docker build --target telemetry-relay -t ssr-telemetry/telemetry-relay:before .` in it.
 import { type SlowClientReport, slowClients } from '@app/test-kit';
 import { Network, type StartedNetwork } from 'testcontainers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

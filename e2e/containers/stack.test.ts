@@ -9,6 +9,7 @@ import { Network, type StartedNetwork, type StartedTestContainer, Wait } from 't
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import {
+  BASE_IMAGE,
   buildImage,
   type CaptureContainer,
   type CapturedEnvelopeView,
@@ -183,9 +184,10 @@ describe('web and relay containers with Chromium', () => {
       debugIds.set(chunk, /\/\/# debugId=([0-9a-f-]{36})\s*$/.exec(await served.text())?.[1] ?? 'none');
       expect((await fetch(`${base}/assets/${chunk}.map`)).status).toBe(404);
     }
-    // The release step's input, taken from the same build: docker build --target sourcemaps.
+    // The release step's input, taken from the same build: docker build --target web-sourcemaps.
     const stage = `ssr-telemetry/web-sourcemaps:${E2E_TAG}`;
-    await docker(['build', '-q', '-f', 'services/web/Dockerfile', '--target', 'sourcemaps', '-t', stage, '.'], {
+    const baseArg = ['--build-arg', `NODE_IMAGE=${BASE_IMAGE}`];
+    await docker(['build', '-q', '-f', 'Dockerfile', '--target', 'web-sourcemaps', ...baseArg, '-t', stage, '.'], {
       env: { ...process.env, DOCKER_BUILDKIT: '0' },
     });
     const id = await docker(['create', stage, 'none']);

@@ -10,11 +10,12 @@ const run = promisify(execFile);
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export type ImageName = 'web' | 'telemetry-relay' | 'telemetry-viewer' | 'prometheus';
-const dockerfiles: Record<ImageName, string> = {
-  web: 'services/web/Dockerfile',
-  'telemetry-relay': 'services/telemetry-relay/Dockerfile',
-  'telemetry-viewer': 'deploy/viewer/Dockerfile',
-  prometheus: 'deploy/prometheus/Dockerfile',
+/** Where each image is built from: the services are targets of the root Dockerfile. */
+const builds: Record<ImageName, string[]> = {
+  web: ['-f', 'Dockerfile', '--target', 'web'],
+  'telemetry-relay': ['-f', 'Dockerfile', '--target', 'telemetry-relay'],
+  'telemetry-viewer': ['-f', 'deploy/viewer/Dockerfile'],
+  prometheus: ['-f', 'deploy/prometheus/Dockerfile'],
 };
 /** The tag the suites (and the compose smoke test, via IMAGE_TAG) use; E2E_IMAGE_TAG keeps checkouts apart. */
 export const E2E_TAG = process.env.E2E_IMAGE_TAG || 'e2e';
@@ -60,7 +61,7 @@ export async function buildImage(name: ImageName): Promise<string> {
   const started = Date.now();
   await docker(
     [
-      ...['build', '-q', '-f', dockerfiles[name], '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`],
+      ...['build', '-q', ...builds[name], '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`],
       ...['--build-arg', `RELEASE=${E2E_TAG}`, '-t', imageRef(name), '.'],
     ],
     { env: { ...process.env, DOCKER_BUILDKIT: '0' } },

@@ -45,7 +45,7 @@ function provideBuildCa(root: string): void {
 
 export async function buildImage(context: BuildContext, image: ServiceRelease): Promise<void> {
   provideBuildCa(context.root);
-  const args = ['build', '-q', '-f', image.dockerfile];
+  const args = ['build', '-q', '-f', image.dockerfile, '--target', image.target];
   const buildArgs = {
     NODE_IMAGE: BASE_IMAGE,
     VERSION: image.version,
@@ -79,7 +79,7 @@ export async function pushImage(context: BuildContext, image: ServiceRelease): P
 }
 
 /**
- * Copies a build stage's files out (the web's `sourcemaps` stage: the maps of exactly the chunks in the image, from
+ * Copies a build stage's files out (the web's `web-sourcemaps` stage: the maps of exactly the chunks in the image, from
  * the same cached build layer). `docker build -o` needs BuildKit, so: build the stage, create a container, copy.
  */
 export async function extractStage(

@@ -7,7 +7,9 @@ export type ServiceName = 'web' | 'telemetry-relay';
 
 export interface ServiceRelease {
   service: ServiceName;
+  /** The Dockerfile (the repository root's, for both services) and the target in it that makes this image. */
   dockerfile: string;
+  target: string;
   /** The workspace whose production dependencies the image ships (with the shared packages), for the SBOM. */
   workspace: string;
   /** package.json "version": the version people see (image tag, OCI version label). */
@@ -82,7 +84,8 @@ export function planRelease({ root, registry, allowDirty }: PlanInput): ReleaseP
     }
     return {
       service,
-      dockerfile: `${dir}/Dockerfile`,
+      dockerfile: 'Dockerfile',
+      target: service,
       workspace: manifest.name,
       version,
       release: `${service}@${version}+${short}`,

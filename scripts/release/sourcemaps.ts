@@ -1,4 +1,4 @@
-// The web's source-map upload (Sentry): the maps of the web image's own build (its Dockerfile's `sourcemaps` stage)
+// The web's source-map upload (Sentry): the maps of the web image's own build (the Dockerfile's `web-sourcemaps` stage)
 // handed to the `release:sourcemaps` npm script, with SENTRY_RELEASE set to the release the web image reports as,
 // so events and maps meet under one name. Without the script (or the stage) nothing is uploaded, and it says so.
 import { execFile } from 'node:child_process';
@@ -32,12 +32,12 @@ export async function uploadSourceMaps(
     return undefined;
   }
   const directory = `${outDir}/web-sourcemaps`;
-  if (!readFileSync(`${root}/${web.dockerfile}`, 'utf8').includes(' AS sourcemaps')) {
-    log(`web: ${web.dockerfile} has no sourcemaps stage, source maps not uploaded`);
+  if (!readFileSync(`${root}/${web.dockerfile}`, 'utf8').includes(' AS web-sourcemaps')) {
+    log(`web: ${web.dockerfile} has no web-sourcemaps stage, source maps not uploaded`);
     return undefined;
   }
   rmSync(directory, { recursive: true, force: true });
-  await extractStage(context, web, 'sourcemaps', '/sourcemaps', directory);
+  await extractStage(context, web, 'web-sourcemaps', '/sourcemaps', directory);
   log(`web: npm run ${SCRIPT} ${where.join(' ')} (SENTRY_RELEASE=${web.release}, SOURCEMAPS_DIR=${directory})`);
   try {
     const { stdout } = await run('npm', ['run', SCRIPT, ...where], {
