@@ -8,13 +8,13 @@ import { createMetrics } from './ops/metrics.ts';
 import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
-import { securityReports } from './routes/security.ts';
+import { securityReports } from './routes/security-reports.ts';
 import { createTunnelHandler, isTunnelUrl, type TunnelHandler } from './routes/tunnel.ts';
+import { openSpool } from './spool/spool.ts';
 import type { Target } from './types.ts';
 import { createDelivery } from './upstream/delivery.ts';
 import { createDestinationCheck } from './upstream/destinations.ts';
 import { createForwarder } from './upstream/forward.ts';
-import { openSpool } from './upstream/spool.ts';
 
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
 export async function buildApp(config: Config): Promise<ServiceApp> {
@@ -170,7 +170,7 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
       .send({ error: 'not_found', detail: `no route for ${req.method} ${quote(req.url.split('?')[0] ?? '', 64)}` }),
   );
 
-  // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security.ts).
+  // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
   await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });
 
   if (config.metricsPort === undefined) {

@@ -47,7 +47,7 @@ export interface Config extends RouteConfig {
     sync: 'normal' | 'full';
     maxEnvelopes: number;
     maxBytes: number;
-    /** Most of them one client (network) may keep: upstream/spool-shares.ts. */
+    /** Most of them one client (network) may keep: spool/shares.ts. */
     perClientEnvelopes: number;
     perClientBytes: number;
     maxAgeMs: number;

@@ -3,8 +3,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { startCheckpointer } from '../src/upstream/checkpointer.ts';
-import { openSpool } from '../src/upstream/spool.ts';
+import { startCheckpointer } from '../src/spool/checkpointer.ts';
+import { openSpool } from '../src/spool/spool.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);

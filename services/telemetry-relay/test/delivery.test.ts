@@ -9,10 +9,11 @@ import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
 import { createMemoryBudget, type MemoryBudget } from '../src/memory/budget.ts';
 import { createMetrics, type RelayMetrics } from '../src/ops/metrics.ts';
 import { RateLimits } from '../src/pipeline/rate-limit.ts';
+import { openSpool, type Spool, type SpoolEntry } from '../src/spool/spool.ts';
+import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../src/spool/streamed-body.ts';
 import type { SpoolMode } from '../src/types.ts';
 import { createDelivery, type DeliveryOptions } from '../src/upstream/delivery.ts';
 import { createDestinationCheck, type DestinationConfig } from '../src/upstream/destinations.ts';
-import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
 import {
   createForwarder,
   type Forwarder,
@@ -21,7 +22,6 @@ import {
   type OutgoingBody,
 } from '../src/upstream/forward.ts';
 import { createOutage } from '../src/upstream/outage.ts';
-import { openSpool, type Spool, type SpoolEntry } from '../src/upstream/spool.ts';
 import {
   attachmentItem,
   closeAfterTest,

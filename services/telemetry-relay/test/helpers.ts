@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../src/config.ts';
-import type { Spool, SpoolRecord } from '../src/upstream/spool.ts';
+import type { Spool, SpoolRecord } from '../src/spool/spool.ts';
 
 export const EVENT_ID = '9ec79c33ec9942ab8353589fcb2e04dc';
 

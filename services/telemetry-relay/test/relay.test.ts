@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { type CaptureServer, freePort, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
-import { openSpool } from '../src/upstream/spool.ts';
+import { openSpool } from '../src/spool/spool.ts';
 import {
   attachmentItem,
   closeAfterTest,

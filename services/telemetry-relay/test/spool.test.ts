@@ -12,9 +12,9 @@ import {
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SpoolBodyLostError } from '../src/upstream/body-files.ts';
-import { fileBodyStream, STREAMED_BODY_BYTES } from '../src/upstream/file-body.ts';
-import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/upstream/spool.ts';
+import { SpoolBodyLostError } from '../src/spool/body-files.ts';
+import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/spool/spool.ts';
+import { fileBodyStream, STREAMED_BODY_BYTES } from '../src/spool/streamed-body.ts';
 import {
   closeAfterTest,
   closeOpened,

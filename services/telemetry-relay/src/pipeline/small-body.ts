@@ -7,7 +7,7 @@ import { charge } from './body-sink.ts';
 /**
  * The common case, a browser's uncompressed envelope of known length up to SMALL_BODY_BYTES: one timer and four
  * listeners, each chunk charged as it arrives; the header line is handed over once the body is complete (cheaper than
- * watching for it at this size). Every other body takes bound.ts's general path.
+ * watching for it at this size). Every other body takes read-body.ts's general path.
  */
 export const SMALL_BODY_BYTES = 64 * 1024;
 

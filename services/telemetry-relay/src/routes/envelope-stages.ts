@@ -18,7 +18,7 @@ import type { RouteConfig } from './route-config.ts';
 
 // Stages 5–9, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
 // inbound filters) → scrub → identity → deliver. The
-// tunnel (tunnel.ts) and CSP reports (security.ts) differ only in how the envelope is read.
+// tunnel (tunnel.ts) and CSP reports (security-reports.ts) differ only in how the envelope is read.
 
 export interface StageOptions {
   config: RouteConfig;

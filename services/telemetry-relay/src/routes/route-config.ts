@@ -23,7 +23,7 @@ export interface RouteConfig {
   limits: RequestLimits;
 }
 
-/** What one request may be: read by the body reader (pipeline/bound.ts) and the parser (envelope/parse.ts). */
+/** What one request may be: read by the body reader (pipeline/read-body.ts) and the parser (envelope/parse.ts). */
 export interface RequestLimits {
   maxBodyBytes: number;
   maxEnvelopeBytes: number;

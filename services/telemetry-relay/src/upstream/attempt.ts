@@ -2,18 +2,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ParsedLimit } from '../envelope/rate-limit-header.ts';
 import { shiftSentAt } from '../envelope/sent-at.ts';
 import { counting, labelled, type RelayMetrics } from '../ops/metrics.ts';
-import { SpoolBodyLostError } from './body-files.ts';
-import type { FileBody } from './file-body.ts';
+import { SpoolBodyLostError } from '../spool/body-files.ts';
+import type { Spool, SpoolEntry, SpoolRecord } from '../spool/spool.ts';
+import type { FileBody } from '../spool/streamed-body.ts';
+import type { SpoolWriter } from '../spool/writer.ts';
 import type { Forwarder, ForwardResult } from './forward.ts';
 import type { Outage } from './outage.ts';
-import type { Spool, SpoolEntry, SpoolRecord } from './spool.ts';
-import type { SpoolWriter } from './spool-writer.ts';
 
-/**
- * One send and what upstream's answer means: delivered (row acknowledged), dropped and counted (429, other 4xx), or
- * failed (rescheduled with backoff, or spooled if it was only in memory). A spooled body file is streamed; an
- * envelope held over a minute has its sent_at moved forward.
- */
+// One send and what upstream's answer means: delivered (row acknowledged), dropped and counted (429, other 4xx), or
+// failed (rescheduled with backoff, or spooled if it was only in memory). A spooled body file is streamed; an
+// envelope held over a minute has its sent_at moved forward.
+
 export interface Attempt {
   /** An accepted envelope (its body in memory), or a leased spool row (its body in memory or in a file). */
   entry: SpoolEntry | SpoolRecord;

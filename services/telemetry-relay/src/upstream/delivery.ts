@@ -2,13 +2,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import { RelayError } from '../errors.ts';
 import type { MemoryBudget } from '../memory/budget.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
+import { ClientTally, spoolRoom } from '../spool/shares.ts';
+import type { Lease, Spool, SpoolEntry } from '../spool/spool.ts';
+import { createSpoolWriter } from '../spool/writer.ts';
 import type { SpoolMode } from '../types.ts';
 import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.ts';
 import type { Forwarder } from './forward.ts';
 import { createOutage } from './outage.ts';
-import type { Lease, Spool, SpoolEntry } from './spool.ts';
-import { ClientTally, spoolRoom } from './spool-shares.ts';
-import { createSpoolWriter } from './spool-writer.ts';
 
 // Stage 8: every accepted envelope reaches upstream at least once. `accept` makes it safe by SPOOL_MODE's promise
 // (durable: committed before the 200; fast: held in memory, spooled on failure or at shutdown), `pump` sends held

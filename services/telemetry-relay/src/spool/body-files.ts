@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { constants, lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FileBody, prepareFileBody } from './file-body.ts';
+import { type FileBody, prepareFileBody } from './streamed-body.ts';
 
 // Spooled bodies over BODY_FILE_THRESHOLD, one file each in `<spool dir>/bodies/`, written and streamed through
 // libuv's thread pool. A file is complete before a row names it and unlinked after the row is gone; only names this

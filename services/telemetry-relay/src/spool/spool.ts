@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { openBodyFiles } from './body-files.ts';
 import { startCheckpointer } from './checkpointer.ts';
-import type { FileBody } from './file-body.ts';
 import {
   inTransaction,
   LEASED,
@@ -13,11 +12,12 @@ import {
   type SpoolEntry,
   type SpoolRecord,
   toRecord,
-} from './spool-db.ts';
-import { lockSpoolDir, ownerOnly, prepareSpoolDir } from './spool-dir.ts';
-import { ClientTally, type Tally } from './spool-shares.ts';
+} from './database.ts';
+import { lockSpoolDir, ownerOnly, prepareSpoolDir } from './directory.ts';
+import { ClientTally, type Tally } from './shares.ts';
+import type { FileBody } from './streamed-body.ts';
 
-export type { SpoolEntry, SpoolRecord } from './spool-db.ts';
+export type { SpoolEntry, SpoolRecord } from './database.ts';
 
 // The durable spool: one SQLite row per envelope accepted but not delivered (why SQLite, and why bodies over
 // BODY_FILE_THRESHOLD go to files: docs/decisions/001-sqlite-spool-and-body-files.md). Replay leases rows oldest
@@ -53,7 +53,7 @@ export interface Lease {
 export interface SpoolOptions {
   dir: string;
   sync: 'normal' | 'full';
-  /** The directory must be this user's alone (a default in the shared temp dir): see spool-dir.ts. */
+  /** The directory must be this user's alone (a default in the shared temp dir): see directory.ts. */
   private?: boolean;
   /** Rows older than this are deleted as the spool opens, before anything could replay them. */
   maxAgeMs?: number;

@@ -7,8 +7,8 @@ import { quote, RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { createAuthorizer } from '../pipeline/authorize.ts';
 import { charge } from '../pipeline/body-sink.ts';
-import { readBody } from '../pipeline/bound.ts';
 import { clientAddress } from '../pipeline/identity.ts';
+import { readBody } from '../pipeline/read-body.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 import { refuse } from './refuse.ts';
 

@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import { STREAMED_BODY_BYTES } from './file-body.ts';
+import { STREAMED_BODY_BYTES } from './streamed-body.ts';
 
 // The spool's SQLite database (node:sqlite, WAL): schema, pragmas, migration of older spools, what a row is.
 // synchronous=NORMAL survives a process kill (the page cache has the commit), FULL also a power loss. Checkpoints run
