@@ -45,7 +45,7 @@ interface Service {
 const withViewer = process.env.LOCAL_VIEWER !== 'off' && viewerInstalled();
 // A loopback DSN on the viewer's port: the relay accepts those (ALLOW_LOOPBACK_DSNS) and sends everything to the
 // viewer. Both SDKs post through the relay (the server's to TUNNEL_TARGET + TUNNEL_PATH, see the web's
-// telemetry-endpoints.ts), as in docker compose.
+// server/telemetry/endpoints.ts), as in docker compose.
 const localDsn = `http://local@127.0.0.1:${ports.viewer}/1`;
 const npmRun = (workspace: string) => ['npm', 'run', '--silent', mode, '--workspace', workspace];
 

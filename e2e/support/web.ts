@@ -12,7 +12,7 @@ const webDir = fileURLToPath(new URL('../../services/web/', import.meta.url));
 let built = false;
 export function ensureWebBuilt(): void {
   if (built) return;
-  execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: webDir, stdio: 'inherit' });
+  execFileSync(process.execPath, ['src/build-if-stale.ts'], { cwd: webDir, stdio: 'inherit' });
   built = true;
 }
 

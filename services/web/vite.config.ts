@@ -12,7 +12,7 @@ const sentryVersion = createRequire(import.meta.url)('@sentry/core/package.json'
 // hidden source maps in dist/sourcemaps) and `vite build --ssr` (the server bundle in dist/server: main.js, and
 // instrument.js for `node --import`).
 export default defineConfig(({ isSsrBuild }) => ({
-  // The browser build also writes .br and .gz beside each asset (served as they are, see server/static-assets.ts).
+  // The browser build also writes .br and .gz beside each asset (served as they are, see server/http/static-assets.ts).
   plugins: isSsrBuild ? [react()] : [react(), debugIdSourcemaps(), precompress()],
   // Sentry's documented tree-shaking flags: no debug logging code in the bundle. The SDK's version for the envelopes
   // a page sends without it (client/early-send.ts), so the entry needs none of its code.

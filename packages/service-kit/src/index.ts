@@ -11,8 +11,8 @@ export {
   readServerConfig,
   type ServerConfig,
 } from './env.ts';
+export { exitOnConfigError } from './exit-on-config-error.ts';
 export { createReadiness, healthRoutes, type Readiness, readinessReport } from './health.ts';
 export { type RunningService, runService } from './lifecycle.ts';
 export { type LoggingOptions, loggingOptions, requestIdFrom } from './logging.ts';
-export { exitOnConfigError } from './main.ts';
 export { createServiceApp, type ServiceApp } from './service-app.ts';

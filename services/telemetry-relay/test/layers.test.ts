@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importStatementCount, importsOf, sourceFiles, layerViolations as violationsOf } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
 
 // The relay's layers, lowest first: a module imports its own layer and the ones it lists, never one above or
@@ -22,64 +21,17 @@ const LAYERS: ReadonlyArray<{ name: string; holds: readonly string[]; imports: r
 ];
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
-
-/** Specifiers of every static import, re-export and dynamic import, type-only ones included. */
-function importsOf(source: string): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const found: string[] = [];
-  const statement =
-    /^(?:import|export)\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\}|\w+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+\w+))?)\s+from\s+['"]([^'"]+)['"]/gm;
-  for (const match of code.matchAll(statement)) found.push(match[1] as string);
-  for (const match of code.matchAll(/^import\s+['"]([^'"]+)['"]/gm)) found.push(match[1] as string);
-  for (const match of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push(match[1] as string);
-  return found;
-}
-
-const layerOf = (file: string) => LAYERS.find(({ holds }) => holds.some((h) => file === h || file.startsWith(h)));
-
-/** Every import that breaks the table, as "from → to: why". */
-function layerViolations(files: ReadonlyMap<string, string>): string[] {
-  const problems: string[] = [];
-  for (const [file, source] of files) {
-    const own = layerOf(file);
-    if (!own) {
-      problems.push(`${file} is in no layer: add it to LAYERS in test/layers.test.ts`);
-      continue;
-    }
-    for (const specifier of importsOf(source)) {
-      if (!specifier.startsWith('.')) continue; // node:, packages
-      const target = posix.normalize(posix.join(posix.dirname(file), specifier));
-      const theirs = layerOf(target);
-      if (theirs === own) continue;
-      if (!theirs || !own.imports.includes(theirs.name)) {
-        problems.push(
-          `${file} (${own.name}) imports ${target} (${theirs?.name ?? 'outside src'}); ${own.name} may import ${own.imports.join(', ') || 'nothing else of the relay'} (LAYERS in test/layers.test.ts)`,
-        );
-      }
-    }
-  }
-  return problems;
-}
-
-function sourceFiles(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    if (!entry.endsWith('.ts')) continue;
-    const path = join(dir, entry);
-    files.set(relative(SRC, path).split('\\').join('/'), readFileSync(path, 'utf8'));
-  }
-  return files;
-}
+const sources = () => sourceFiles(SRC);
+const layerViolations = (files: ReadonlyMap<string, string>) => violationsOf(files, LAYERS);
 
 describe('import layers', () => {
   it('every import in src/ runs down the layer table', () => {
-    expect(layerViolations(sourceFiles(SRC))).toEqual([]);
+    expect(layerViolations(sources())).toEqual([]);
   });
 
   it('finds every import statement (so a missed form cannot hide a violation)', () => {
-    for (const [file, source] of sourceFiles(SRC)) {
-      const statements = source.match(/^(?:import|export)\s[^;]*?\sfrom\s/gm)?.length ?? 0;
-      expect(importsOf(source).length, file).toBeGreaterThanOrEqual(statements);
+    for (const [file, source] of sources()) {
+      expect(importsOf(source).length, file).toBeGreaterThanOrEqual(importStatementCount(source));
     }
   });
 

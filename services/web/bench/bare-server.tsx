@@ -6,7 +6,7 @@ import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { createStaticHandler, createStaticRouter, RouterContextProvider, StaticRouterProvider } from 'react-router';
 import { routeTable, views } from '../src/app/route-table.ts';
 import { createServerHandlers } from '../src/app/server-handlers.ts';
-import { enabledRoutes } from '../src/framework/route-table.ts';
+import { enabledRoutes } from '../src/framework/route-entry.ts';
 import { buildServerRoutes } from '../src/framework/server-routes.ts';
 
 const mode = process.env.RENDER === 'string' ? 'string' : 'stream';

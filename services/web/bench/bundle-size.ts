@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { SourceMapConsumer } from 'source-map-js';
-import { assetsFromManifest } from '../src/server/assets.ts';
+import { assetsFromManifest } from '../src/server/pages/assets.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 

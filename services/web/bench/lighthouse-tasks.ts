@@ -151,7 +151,7 @@ function analyse(dir: string, origin: string, trace: { events: TraceEvent[]; pro
 }
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['src/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
   const capture = await startCaptureServer();
   const builds = [{ name: 'ours', dir: root, web: await startWebBuild(root, capture) }];
   const baseline = process.env.LIGHTHOUSE_BASELINE;

@@ -88,7 +88,7 @@ const format = (name: string, value: number) =>
   name === 'CLS' ? value.toFixed(3) : name in METRICS ? `${(value / 1000).toFixed(2)} s` : String(value);
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['src/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
   const capture = await startCaptureServer();
   const web = await startWebBuild(root, capture);
   const baseline = BASELINE ? await startWebBuild(BASELINE, capture) : undefined;

@@ -40,7 +40,7 @@ const BASELINE_PAIRS = [
 ] as const;
 
 function build(): void {
-  execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['src/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
   execFileSync(
     process.execPath,
     [

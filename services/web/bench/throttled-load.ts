@@ -50,7 +50,7 @@ async function load(browser: Browser, url: string): Promise<Load> {
 }
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, ['scripts/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['src/build-if-stale.ts'], { cwd: root, stdio: 'inherit' });
   const capture = await startCaptureServer();
   const builds = [{ name: 'ours', web: await startWebBuild(root, capture) }];
   const baseline = process.env.LIGHTHOUSE_BASELINE;

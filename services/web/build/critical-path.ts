@@ -1,12 +1,12 @@
 // The first-load budget of a production browser build, per route: the JavaScript a page needs before it hydrates
-// (the entry, its static imports and the matched views' chunks the server modulepreloads, as server/assets.ts picks
+// (the entry, its static imports and the matched views' chunks the server modulepreloads, as server/pages/assets.ts picks
 // them), gzip-compressed, and whether any of it is Sentry's SDK (which must load later, decision 007). Byte counts
 // of a given build are deterministic, so e2e/web/first-load-budget.test.ts checks them as a test, not a benchmark.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RouteEntry } from '../src/framework/route-table.ts';
-import { assetsFromManifest } from '../src/server/assets.ts';
+import type { RouteEntry } from '../src/framework/route-entry.ts';
+import { assetsFromManifest } from '../src/server/pages/assets.ts';
 
 /** Issue 12's budget: first-load JavaScript, gzip, Sentry included. */
 export const FIRST_LOAD_BUDGET_BYTES = 120 * 1024;

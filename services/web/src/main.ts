@@ -1,7 +1,7 @@
-// `node src/main.ts`: the production server for tools that start a service by its src/main.ts (the foundation's
-// convention). The service is React + TSX, so it runs from its build: built first when missing or stale.
-// The production command loads Sentry with --import instead: `npm start` (see package.json).
-import '../scripts/build-if-stale.ts';
+// Entry for tools that start every service by `node src/main.ts` (the foundation's convention). The service is React
+// + TSX, so it runs from its Vite build: built first when missing or stale, then loaded as production loads it
+// (server/instrument.ts, then server/main.ts; `npm start` and the image pass the first with --import instead).
+import './build-if-stale.ts';
 
 const dist = new URL('../dist/server/', import.meta.url);
 await import(new URL('instrument.js', dist).href);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { freshNonces } from '../src/server/security.ts';
-import { loadSentryConfig } from '../src/server/sentry-config.ts';
+import { freshNonces } from '../src/server/http/security-headers.ts';
+import { loadSentryConfig } from '../src/server/telemetry/sentry-config.ts';
 import { appForTest } from './helpers.ts';
 
 /** The document's CSP as a map of directive → value. */
@@ -46,7 +46,7 @@ describe('Content-Security-Policy: where the page may connect and report', () =>
       sentry_environment: 'staging',
       sentry_release: 'web@1.2.3',
     });
-    // Not report-to: Chromium would then ignore report-uri (see security.ts).
+    // Not report-to: Chromium would then ignore report-uri (see server/http/security-headers.ts).
     expect(directives.has('report-to')).toBe(false);
   });
 

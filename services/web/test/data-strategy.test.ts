@@ -17,7 +17,7 @@ import { createDataStrategy, type PrefetchSource } from '../src/client/data-stra
 import { createRouteCode } from '../src/client/lazy-route.ts';
 import { createPrefetcher } from '../src/client/prefetch.ts';
 import { buildClientRoutes } from '../src/framework/client-routes.ts';
-import { enabledRoutes, flattenRoutes } from '../src/framework/route-table.ts';
+import { enabledRoutes, flattenRoutes } from '../src/framework/route-entry.ts';
 import type { WebApp } from '../src/server/app.ts';
 import { watchFullLoads } from './full-loads.ts';
 import { testApp } from './helpers.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookieNames, documentCacheControl } from '../src/server/document-cache.ts';
+import { cookieNames, documentCacheControl } from '../src/server/pages/document-cache.ts';
 import { pageData, testApp } from './helpers.ts';
 
 let app: FastifyInstance;

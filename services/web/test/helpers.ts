@@ -1,7 +1,7 @@
 import { onTestFinished } from 'vitest';
 import { type BuildOptions, buildApp, type WebApp } from '../src/server/app.ts';
-import type { Assets } from '../src/server/assets.ts';
 import { loadConfig } from '../src/server/config.ts';
+import type { Assets } from '../src/server/pages/assets.ts';
 
 /** Stand-in for a build's manifest: the tests check which views a page asks to preload. */
 export const fakeAssets: Assets = {

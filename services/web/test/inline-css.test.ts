@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/server/app.ts';
-import { assetsFromManifest, INLINE_CSS_MAX_BYTES } from '../src/server/assets.ts';
 import { loadConfig } from '../src/server/config.ts';
+import { assetsFromManifest, INLINE_CSS_MAX_BYTES } from '../src/server/pages/assets.ts';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -4,7 +4,7 @@ import { createMemoryRouter, type DataRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRouteCode, RouteCodeUnavailable } from '../src/client/lazy-route.ts';
 import { buildClientRoutes } from '../src/framework/client-routes.ts';
-import type { RouteEntry, RouteView, ViewModules } from '../src/framework/route-table.ts';
+import type { RouteEntry, RouteView, ViewModules } from '../src/framework/route-entry.ts';
 import { watchFullLoads } from './full-loads.ts';
 
 const entry: RouteEntry = { id: 'item', path: 'item', view: 'item.tsx' };

@@ -1,7 +1,7 @@
 import { ConfigError } from '@app/service-kit';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/server/config.ts';
-import { checkOrigin } from '../src/server/origin-check.ts';
+import { checkOrigin } from '../src/server/http/origin-check.ts';
 
 describe('origin check', () => {
   const allowed = ['https://www.shop.example'];

@@ -1,6 +1,6 @@
 import * as Sentry from '@sentry/node';
 import { describe, expect, it } from 'vitest';
-import { withMemoryReadPerInterval } from '../src/server/sentry-context.ts';
+import { withMemoryReadPerInterval } from '../src/server/telemetry/sentry-context.ts';
 
 type Span = { attributes?: Record<string, unknown> };
 const segment = (attributes: Record<string, unknown> = {}): Span => ({ attributes });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress, clientPrefix } from '../src/server/client-prefix.ts';
+import { clientAddress, clientPrefix } from '../src/server/telemetry/client-prefix.ts';
 import {
   admitForcedSample,
   createTokenBucket,
   createTraceBudget,
   isForcedSample,
   traceContinuations,
-} from '../src/server/trace-budget.ts';
+} from '../src/server/telemetry/trace-budget.ts';
 
 describe('trace continuation budget', () => {
   it.each([

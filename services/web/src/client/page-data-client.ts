@@ -7,7 +7,7 @@ import {
   PAGE_DATA_VERSION,
   type PageData,
 } from '../framework/page-data-protocol.ts';
-import { attachDeferred } from './deferred-data.ts';
+import { attachDeferred } from './deferred-receiver.ts';
 
 /** Page data could not be had: the caller falls back to a full page load. */
 export class PageDataUnavailable extends Error {

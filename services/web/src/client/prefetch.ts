@@ -3,7 +3,7 @@
 // route's code chunk is warmed. Nothing is prefetched when the user asked to save data.
 import { type DataRouter, matchRoutes, type RouteObject } from 'react-router';
 import type { PageData } from '../framework/page-data-protocol.ts';
-import type { RouteEntry } from '../framework/route-table.ts';
+import type { RouteEntry } from '../framework/route-entry.ts';
 import { PREFETCH_CONCURRENCY, PREFETCH_INTENT_DELAY_MS } from '../framework/timing.ts';
 import type { PrefetchSource } from './data-strategy.ts';
 import type { RouteCode } from './lazy-route.ts';

@@ -1,6 +1,6 @@
 import type { RouteObject } from 'react-router';
 import { RouteErrorBoundary } from './error-screens.tsx';
-import { type RouteEntry, type RouteHandle, type RouteView, viewHandle } from './route-table.ts';
+import { type RouteEntry, type RouteHandle, type RouteView, viewHandle } from './route-entry.ts';
 
 /** Wraps a dynamic import (for the route-code timeout and full-load fallback, see client/lazy-route.ts). */
 export type LoadView = (entry: RouteEntry) => Promise<RouteView>;

@@ -1,7 +1,7 @@
 // The head metadata of a page, from the matched routes' handles: title, description, language, canonical URL and
 // their Open Graph copies. The server writes it into the document; NavigationEffects updates it after a client
 // navigation, so both always agree.
-import type { RouteHandle } from './route-table.ts';
+import type { RouteHandle } from './route-entry.ts';
 
 export interface PageMeta {
   title: string;

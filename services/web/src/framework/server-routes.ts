@@ -8,7 +8,7 @@ import {
   type ViewModules,
   viewHandle,
   viewLoader,
-} from './route-table.ts';
+} from './route-entry.ts';
 
 /**
  * Server routes from the route table: views imported up front (the server renders synchronously), the real loader

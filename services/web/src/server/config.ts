@@ -8,17 +8,18 @@ import {
   readServerConfig,
   type ServerConfig,
 } from '@app/service-kit';
-import { readSentryConfig, type SentryConfig } from './sentry-config.ts';
+import type { LoadShedding } from './ops/load-shedding.ts';
+import { readSentryConfig, type SentryConfig } from './telemetry/sentry-config.ts';
 
-/** Every environment variable the service reads, validated in one place (the Sentry ones by sentry-config.ts, which
+/** Every environment variable the service reads, validated in one place (the Sentry ones by telemetry/sentry-config.ts, which
  * instrument.ts reads too). Documented in docs/configuration.md. */
 export interface Config {
   server: ServerConfig;
-  /** The SDKs' settings and where telemetry goes, as instrument.ts reads them too (sentry-config.ts). */
+  /** The SDKs' settings and where telemetry goes, as instrument.ts reads them too (telemetry/sentry-config.ts). */
   sentry: SentryConfig;
   /** Extra origins allowed to POST actions (a proxy that rewrites Host, say), besides this host itself. */
   allowedOrigins: string[];
-  /** The site's public origin, for canonical and Open Graph URLs (see canonical-origin.ts); undefined: not set. */
+  /** The site's public origin, for canonical and Open Graph URLs (see http/canonical-origin.ts); undefined: not set. */
   publicOrigin: string | undefined;
   /** Routes that fail on purpose, for end-to-end tests. Never on in production. */
   diagnostics: boolean;
@@ -37,16 +38,6 @@ export interface Config {
   /** What a slow or idle client may hold (see "Timeouts and load shedding" in the README). */
   connections: ConnectionLimits;
   loadShedding: LoadShedding;
-}
-
-/** When requests are answered 503 instead of queued (thresholds 0 = that check is off). */
-export interface LoadShedding {
-  /** Requests being answered at once; one more is answered 503 at once (static assets and probes not counted). */
-  maxInFlight: number;
-  maxEventLoopDelayMs: number;
-  maxHeapUsedBytes: number;
-  maxRssBytes: number;
-  retryAfterSeconds: number;
 }
 
 // Shedding starts at these shares of the container's memory limit, before the kernel's OOM killer would act (V8 does

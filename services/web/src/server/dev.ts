@@ -1,10 +1,10 @@
-// Development server: Vite in middleware mode in front of Fastify. Browser code gets HMR (React Fast Refresh);
+// Development entry (`npm run dev`): Vite in middleware mode in front of Fastify. Browser code gets HMR (React Fast Refresh);
 // server modules are loaded through Vite (they import .tsx), so restart `npm run dev` after changing loaders.
 import { createServer as createHttpServer } from 'node:http';
 import { exitOnConfigError, runService } from '@app/service-kit';
 import { createServer as createViteServer } from 'vite';
-import type { Assets } from './assets.ts';
 import { loadConfig } from './config.ts';
+import type { Assets } from './pages/assets.ts';
 
 const config = exitOnConfigError('web', () => loadConfig({ SENTRY_ENVIRONMENT: 'development', ...process.env }));
 const root = new URL('../..', import.meta.url).pathname;
@@ -12,7 +12,7 @@ const vite = await createViteServer({ root, server: { middlewareMode: true }, ap
 const { buildApp } = (await vite.ssrLoadModule('/src/server/app.ts')) as typeof import('./app.ts');
 
 // React Fast Refresh replaces a module in place only when it exports nothing but components; a view module also
-// exports its route's `title`, `description` and `lang` (framework/route-table.ts), so those exports are declared
+// exports its route's `title`, `description` and `lang` (framework/route-entry.ts), so those exports are declared
 // ignorable through the refresh runtime's hook (the one React Router's own Vite plugin uses for route exports). An
 // edited title or description shows after a reload.
 const reactRefreshPreamble =

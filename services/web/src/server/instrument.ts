@@ -1,11 +1,12 @@
-// Loaded with `node --import` before anything else, so @sentry/node instruments http as it loads. Settings come from
-// sentry-config.ts, the parser config.ts uses too; when one is wrong the SDK stays off and config.ts stops the process.
+// Preload entry (dist/server/instrument.js), loaded with `node --import` before anything else, so @sentry/node
+// instruments http as it loads. Settings come from telemetry/sentry-config.ts, the parser config.ts uses too; when
+// one is wrong the SDK stays off and config.ts stops the process.
 // Why the server samples before the span exists, and what that saves: docs/decisions/004-server-head-sampling.md.
 import { ignoreErrors } from '@app/telemetry-rules';
-import { loadSentryConfig } from './sentry-config.ts';
-import { withMemoryReadPerInterval } from './sentry-context.ts';
-import { isProbeOrAsset } from './service-paths.ts';
-import { type BudgetedRequest, createTraceBudget, isForcedSample } from './trace-budget.ts';
+import { isProbeOrAsset } from './ops/service-paths.ts';
+import { loadSentryConfig } from './telemetry/sentry-config.ts';
+import { withMemoryReadPerInterval } from './telemetry/sentry-context.ts';
+import { type BudgetedRequest, createTraceBudget, isForcedSample } from './telemetry/trace-budget.ts';
 
 // Sentry's `__SENTRY_DEBUG__` flag (the browser build sets it with `define`): the server does not bundle the SDK, so
 // set the global before the SDK's modules evaluate, then load them. Debug messages nobody reads cost CPU.

@@ -1,12 +1,12 @@
-// Production process: config → app → listen → graceful shutdown. Started as
+// Production entry (dist/server/main.js): config → app → listen → graceful shutdown. Started as
 // `node --import ./dist/server/instrument.js ./dist/server/main.js` so Sentry instruments Fastify before it loads.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitOnConfigError, runService } from '@app/service-kit';
 import * as Sentry from '@sentry/node';
 import { buildApp } from './app.ts';
-import { assetsFromManifest } from './assets.ts';
 import { loadConfig } from './config.ts';
+import { assetsFromManifest } from './pages/assets.ts';
 
 const config = exitOnConfigError('web', () => loadConfig(process.env));
 // dist/server/main.js → dist/client

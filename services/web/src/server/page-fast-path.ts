@@ -9,16 +9,16 @@ import { finished } from 'node:stream';
 import { type Readiness, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { asksForPageData } from '../framework/page-data-protocol.ts';
-import { compressPayload } from './compression.ts';
-import { answerServerFailure } from './failures.ts';
-import { type Metrics, observeRequest } from './metrics.ts';
+import { compressPayload } from './http/compression.ts';
+import type { CspNonces, SecurityHeaders } from './http/security-headers.ts';
+import { type Metrics, observeRequest } from './ops/metrics.ts';
+import { loggedUrl, type RequestLog, withTraceId } from './ops/request-log.ts';
 import { answerDocument } from './pages/document.ts';
+import { answerServerFailure } from './pages/failures.ts';
 import { answerPageData } from './pages/page-data.ts';
 import type { PageReply, PageRequest } from './pages/page-io.ts';
+import { pageHeaders } from './pages/page-route.ts';
 import type { Pages } from './pages/query.ts';
-import { pageHeaders } from './pages.ts';
-import { loggedUrl, type RequestLog, withTraceId } from './request-log.ts';
-import type { CspNonces, SecurityHeaders } from './security.ts';
 
 /** The route a page answered here is labelled with until the router names its pattern (as Fastify's would be). */
 const PAGES_ROUTE = '/*';

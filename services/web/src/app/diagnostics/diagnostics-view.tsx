@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Link, useLoaderData } from 'react-router';
 import { Deferred } from '../../framework/deferred-view.tsx';
+import { FAILURES } from './deliberate-failures.ts';
 import type { DiagnosticsData } from './diagnostics.server.ts';
-import { FAILURES } from './failures.ts';
 
 export function Component() {
   const { failure, deferred } = useLoaderData() as DiagnosticsData;

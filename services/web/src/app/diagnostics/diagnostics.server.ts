@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { data, type LoaderFunctionArgs } from 'react-router';
 import { notFound } from '../signals.ts';
 
-import { FAILURES, type Failure } from './failures.ts';
+import { FAILURES, type Failure } from './deliberate-failures.ts';
 
 export interface DiagnosticsData {
   failure: Failure;

@@ -1,7 +1,7 @@
 // Actions: a form posted to the page's URL, by the browser itself (answered as a document) or by the client router
 // (answered as page data). Only forms from this site, and only as big as a form needs to be.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkOrigin } from '../origin-check.ts';
+import { checkOrigin } from '../http/origin-check.ts';
 import { sendDocumentResult } from './document.ts';
 import { sendPageDataResult } from './page-data.ts';
 import { type Pages, queryPage } from './query.ts';

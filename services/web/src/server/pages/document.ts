@@ -3,12 +3,12 @@
 import * as Sentry from '@sentry/node';
 import type { StaticHandlerContext } from 'react-router';
 import { serverFailure } from '../../framework/page-data-protocol.ts';
-import { canonicalOrigin } from '../canonical-origin.ts';
-import { documentCacheControl } from '../document-cache.ts';
-import { reportServerFailure } from '../failures.ts';
-import { renderDocument } from '../render-document.tsx';
+import { canonicalOrigin } from '../http/canonical-origin.ts';
+import { documentCacheControl } from './document-cache.ts';
+import { reportServerFailure } from './failures.ts';
 import type { PageReply, PageRequest } from './page-io.ts';
 import { type Pages, type QueryResult, queryPage, settlePage } from './query.ts';
+import { renderDocument } from './render-document.tsx';
 
 /** GET (or HEAD) without X-Page-Data: the whole page, errors shown at the nearest boundary. */
 export async function answerDocument(pages: Pages, req: PageRequest, reply: PageReply) {

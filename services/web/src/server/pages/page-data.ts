@@ -7,7 +7,7 @@ import {
   type PageData,
   serializeRouteError,
 } from '../../framework/page-data-protocol.ts';
-import { type DeferredPart, pageDataLines } from '../deferred-data.ts';
+import { type DeferredPart, pageDataLines } from './deferred-parts.ts';
 import type { PageReply, PageRequest } from './page-io.ts';
 import { type Pages, type QueryResult, queryPage, settlePage } from './query.ts';
 

@@ -3,7 +3,7 @@
 // paths run the same page code.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { CspNonces } from '../security.ts';
+import type { CspNonces } from '../http/security-headers.ts';
 
 export interface PageRequest {
   readonly method: string;

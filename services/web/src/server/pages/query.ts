@@ -13,10 +13,10 @@ import {
 import type { ClientConfig } from '../../framework/client-config.ts';
 import { PAGE_DATA_ROUTES_HEADER, serverFailure } from '../../framework/page-data-protocol.ts';
 import { patternOf } from '../../framework/route-pattern.ts';
-import type { Assets } from '../assets.ts';
-import { type DeferredPart, prepareDeferred } from '../deferred-data.ts';
-import { reportServerFailure } from '../failures.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Assets } from './assets.ts';
+import { type DeferredPart, prepareDeferred } from './deferred-parts.ts';
+import { reportServerFailure } from './failures.ts';
 import type { PageReply, PageRequest } from './page-io.ts';
 
 export interface PagesOptions {
@@ -26,11 +26,11 @@ export interface PagesOptions {
   assets: Assets;
   clientConfig: ClientConfig;
   allowedOrigins: readonly string[];
-  /** PUBLIC_ORIGIN, for canonical URLs (canonical-origin.ts). */
+  /** PUBLIC_ORIGIN, for canonical URLs (http/canonical-origin.ts). */
   publicOrigin?: string | undefined;
   metrics: Metrics;
   appName: string;
-  /** Compress documents and page data on the fly (see compression.ts). */
+  /** Compress documents and page data on the fly (see http/compression.ts). */
   compression: boolean;
 }
 

@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { tunnelDestination } from './telemetry-endpoints.ts';
+import { tunnelDestination } from './endpoints.ts';
 
 export interface TunnelOptions {
   path: string;

@@ -3,8 +3,8 @@
 import type { IncomingMessage } from 'node:http';
 import * as Sentry from '@sentry/node';
 import type { FastifyBaseLogger } from 'fastify';
-import { SERVER_ERROR_TEXT } from '../framework/page-data-protocol.ts';
-import type { PageReply } from './pages/page-io.ts';
+import { SERVER_ERROR_TEXT } from '../../framework/page-data-protocol.ts';
+import type { PageReply } from './page-io.ts';
 
 /** nginx's status for a request whose client closed the connection first; what the metrics and logs record. */
 export const CLIENT_CLOSED_REQUEST = 499;

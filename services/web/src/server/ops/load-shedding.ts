@@ -11,9 +11,18 @@ import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, Server, Ser
 import type { Readiness } from '@app/service-kit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { LoadShedding } from './config.ts';
 import type { Metrics } from './metrics.ts';
 import { isProbeOrAsset } from './service-paths.ts';
+
+/** When requests are answered 503 instead of queued (thresholds 0 = that check is off). */
+export interface LoadShedding {
+  /** Requests being answered at once; one more is answered 503 at once (static assets and probes not counted). */
+  maxInFlight: number;
+  maxEventLoopDelayMs: number;
+  maxHeapUsedBytes: number;
+  maxRssBytes: number;
+  retryAfterSeconds: number;
+}
 
 const exempt = (url = '/') => isProbeOrAsset(url.split('?', 1)[0] as string);
 // A loop that lags while mostly idle is short of CPU (a neighbour's burst, the quota's throttling), not overloaded:

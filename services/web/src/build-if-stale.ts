@@ -1,4 +1,5 @@
-// `npm start` on a fresh clone or after a change: builds dist/ when it is missing or older than any source file.
+// Run by src/main.ts and `npm start` (prestart), on a fresh clone or after a change: builds dist/ when it is missing
+// or older than any source file. Here, not in scripts/, because src/main.ts needs it and src/ imports nothing outside.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

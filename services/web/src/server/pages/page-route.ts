@@ -1,16 +1,16 @@
-// One route for every page URL, answered by request kind: a document (streamed HTML, pages/document.ts), page data
-// (JSON, same URL + X-Page-Data, pages/page-data.ts) or an action (POST to the page's URL, either kind,
-// pages/action.ts); all over React Router's static handler (pages/query.ts). GETs (documents, page data) are mostly
-// answered ahead of Fastify by the same code (page-fast-path.ts).
+// One route for every page URL, answered by request kind: a document (streamed HTML, document.ts), page data
+// (JSON, same URL + X-Page-Data, page-data.ts) or an action (POST to the page's URL, either kind,
+// action.ts); all over React Router's static handler (query.ts). GETs (documents, page data) are mostly
+// answered ahead of Fastify by the same code (../page-fast-path.ts).
 import type { FastifyInstance } from 'fastify';
 import { createStaticHandler } from 'react-router';
-import { asksForPageData, PAGE_DATA_HEADER, PAGE_DATA_ROUTES_HEADER } from '../framework/page-data-protocol.ts';
-import { compressResponses } from './compression.ts';
-import { acceptForms, answerAction } from './pages/action.ts';
-import { answerDocument } from './pages/document.ts';
-import { answerPageData } from './pages/page-data.ts';
-import type { PageReply } from './pages/page-io.ts';
-import type { Pages, PagesOptions } from './pages/query.ts';
+import { asksForPageData, PAGE_DATA_HEADER, PAGE_DATA_ROUTES_HEADER } from '../../framework/page-data-protocol.ts';
+import { compressResponses } from '../http/compression.ts';
+import { acceptForms, answerAction } from './action.ts';
+import { answerDocument } from './document.ts';
+import { answerPageData } from './page-data.ts';
+import type { PageReply } from './page-io.ts';
+import type { Pages, PagesOptions } from './query.ts';
 
 export function createPages(options: PagesOptions): Pages {
   const handler = createStaticHandler(options.routes);

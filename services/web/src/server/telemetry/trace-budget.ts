@@ -2,7 +2,7 @@
 // rate) makes this service trace the request whatever its own sample rate: any client could otherwise make every
 // request pay for a span and a transaction upstream. The browser's own page data and actions carry their navigation's
 // trace this way, so such decisions are honoured, but only as many per second as the bucket holds; beyond that the
-// request is decided here, on a trace of its own. Loaded by instrument.ts (before the SDK's spans), read by metrics.ts.
+// request is decided here, on a trace of its own. Loaded by instrument.ts (before the SDK's spans), read by ops/metrics.ts.
 
 import { type ClientOf, clientAddress, clientPrefix } from './client-prefix.ts';
 

@@ -1,3 +1,4 @@
+// How every service stops on a bad configuration: exit 78 (EX_CONFIG), naming each wrong variable.
 import { ConfigError } from './env.ts';
 
 /**

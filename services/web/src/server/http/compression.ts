@@ -1,6 +1,6 @@
 // Documents and page data compressed on the fly (assets are compressed at build time, see static-assets.ts).
 // Brotli at quality 4 (about gzip's CPU for a smaller result), gzip for browsers without brotli. A whole body (a
-// document React had complete at its shell, see render-document.tsx) is compressed in one call; a streamed one is
+// document React had complete at its shell, see pages/render-document.tsx) is compressed in one call; a streamed one is
 // flushed after every chunk, one per React flush, so the shell reaches the browser before the rest is rendered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';

@@ -4,7 +4,7 @@
 import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { type TraceContinuationOutcome, traceContinuations } from './trace-budget.ts';
+import { type TraceContinuationOutcome, traceContinuations } from '../telemetry/trace-budget.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

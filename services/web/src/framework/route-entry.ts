@@ -1,3 +1,5 @@
+// The shape of one entry of a route table (app/route-table.ts is the product's) and of a route's view module, with
+// the helpers both sides build their routes with (server-routes.ts, client-routes.ts).
 import type { ComponentType } from 'react';
 import type { ActionFunction, LoaderFunction } from 'react-router';
 

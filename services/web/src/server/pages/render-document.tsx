@@ -9,13 +9,13 @@ import {
   type StaticHandlerContext,
   StaticRouterProvider,
 } from 'react-router';
-import type { ClientConfig } from '../framework/client-config.ts';
-import { DEFERRED_KEYS_ID, DEFERRED_QUEUE, type DeferredSettlement, keysOf } from '../framework/deferred-data.ts';
-import { EARLY_ERRORS_SCRIPT } from '../framework/early-errors.ts';
-import { errorScreenTitle } from '../framework/error-screens.tsx';
-import { pageMetaOf } from '../framework/page-meta.ts';
+import type { ClientConfig } from '../../framework/client-config.ts';
+import { DEFERRED_KEYS_ID, DEFERRED_QUEUE, type DeferredSettlement, keysOf } from '../../framework/deferred-data.ts';
+import { EARLY_ERRORS_SCRIPT } from '../../framework/early-errors.ts';
+import { errorScreenTitle } from '../../framework/error-screens.tsx';
+import { pageMetaOf } from '../../framework/page-meta.ts';
 import type { Assets } from './assets.ts';
-import type { DeferredPart } from './deferred-data.ts';
+import type { DeferredPart } from './deferred-parts.ts';
 
 export interface DocumentParts {
   context: StaticHandlerContext;
@@ -28,7 +28,7 @@ export interface DocumentParts {
   /** Sentry's <meta name="sentry-trace"> and <meta name="baggage">, so the browser continues this trace. */
   traceMeta: string;
   appName: string;
-  /** This site's origin for the canonical URL (canonical-origin.ts); undefined: the page has none. */
+  /** This site's origin for the canonical URL (http/canonical-origin.ts); undefined: the page has none. */
   origin: string | undefined;
   /** The loader data's deferred parts: each one's value is streamed in a script when it settles. */
   deferred?: DeferredPart[];
@@ -110,7 +110,7 @@ function metaTags(
 
 const TAIL = '</div></body></html>';
 
-/** A settled deferred part for the browser (client/deferred-data.ts takes it from the queue). */
+/** A settled deferred part for the browser (client/deferred-receiver.ts takes it from the queue). */
 const settlementScript = (settlement: DeferredSettlement, nonce: string) =>
   `<script nonce="${nonce}">(self.${DEFERRED_QUEUE}||=[]).push(${jsonForScript(settlement)})</script>`;
 

@@ -1,4 +1,4 @@
-/** The deliberate failures (only routed when DIAGNOSTICS=1). */
+// The deliberate failures the diagnostics page offers (only routed when DIAGNOSTICS=1), for the end-to-end tests.
 export const FAILURES = [
   'server-error',
   'render-error',

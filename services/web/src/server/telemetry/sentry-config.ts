@@ -2,7 +2,7 @@
 // (`node --import`) so the SDK can instrument http before it loads, and config.ts with the rest of the service's
 // configuration. Nothing imported here may load Fastify.
 import { type Env, type EnvReader, readEnv } from '@app/service-kit/env';
-import { tunnelDestination } from './telemetry-endpoints.ts';
+import { tunnelDestination } from './endpoints.ts';
 
 export interface SentryConfig {
   dsn: string | undefined;

@@ -3,8 +3,8 @@
 // and settles into a wire message, for the document's scripts and for page data's streamed lines.
 import { Readable } from 'node:stream';
 import { UNSAFE_ErrorResponseImpl as ErrorResponseImpl, isRouteErrorResponse } from 'react-router';
-import { type DeferredSettlement, deferredEntries } from '../framework/deferred-data.ts';
-import { type PageData, serializeRouteError, serverFailure } from '../framework/page-data-protocol.ts';
+import { type DeferredSettlement, deferredEntries } from '../../framework/deferred-data.ts';
+import { type PageData, serializeRouteError, serverFailure } from '../../framework/page-data-protocol.ts';
 import { CLIENT_CLOSED_REQUEST } from './failures.ts';
 
 export interface DeferredPart {

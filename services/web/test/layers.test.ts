@@ -1,0 +1,71 @@
+import { fileURLToPath } from 'node:url';
+import { importStatementCount, importsOf, type Layer, layerViolations, sourceFiles } from '@app/test-kit';
+import { describe, expect, it } from 'vitest';
+
+// The web's layers, lowest first: a module imports its own layer and the ones it lists, never one above or beside
+// it. A file in no layer fails the test, so a new folder (or a new file at the top of server/) has to be placed here.
+const LAYERS: readonly Layer[] = [
+  { name: 'framework', holds: ['framework/'], imports: [] },
+  { name: 'app', holds: ['app/'], imports: ['framework'] },
+  { name: 'client', holds: ['client/'], imports: ['framework', 'app'] },
+  { name: 'telemetry', holds: ['server/telemetry/'], imports: [] },
+  { name: 'ops', holds: ['server/ops/'], imports: ['telemetry'] },
+  { name: 'http', holds: ['server/http/'], imports: ['framework'] },
+  { name: 'pages', holds: ['server/pages/'], imports: ['framework', 'http', 'ops'] },
+  {
+    name: 'process',
+    holds: [
+      'server/config.ts',
+      'server/app.ts',
+      'server/page-fast-path.ts',
+      'server/instrument.ts',
+      'server/main.ts',
+      'server/dev.ts',
+    ],
+    imports: ['framework', 'app', 'telemetry', 'ops', 'http', 'pages'],
+  },
+  // Runs the build, never the sources above: it imports none of them (and nothing outside src/, such as scripts/).
+  { name: 'launcher', holds: ['main.ts', 'build-if-stale.ts'], imports: [] },
+];
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const sources = () => sourceFiles(SRC, ['.ts', '.tsx']);
+const violations = (files: ReadonlyMap<string, string>) => layerViolations(files, LAYERS);
+
+describe('import layers', () => {
+  it('every import in src/ runs down the layer table', () => {
+    expect(violations(sources())).toEqual([]);
+  });
+
+  it('finds every import statement (so a missed form cannot hide a violation)', () => {
+    for (const [file, source] of sources()) {
+      expect(importsOf(source).length, file).toBeGreaterThanOrEqual(importStatementCount(source));
+    }
+  });
+
+  it.each([
+    ['pages → process', 'server/pages/query.ts', "import type { Config } from '../config.ts';"],
+    [
+      'http → pages, type only (the old failures.ts ↔ pages/ loop)',
+      'server/http/security-headers.ts',
+      "import type { PageReply } from '../pages/page-io.ts';",
+    ],
+    ['telemetry → ops', 'server/telemetry/trace-budget.ts', "import { createMetrics } from '../ops/metrics.ts';"],
+    ['framework → client', 'framework/route-entry.ts', "import { whenIdle } from '../client/idle.ts';"],
+    ['app → server, re-exported', 'app/signals.ts', "export { createMetrics } from '../server/ops/metrics.ts';"],
+    ['client → server, dynamic', 'client/start.tsx', "const m = await import('../server/pages/query.ts');"],
+    ['src → scripts/', 'main.ts', "import '../scripts/make-catalog.ts';"],
+    ['a file in no layer', 'server/extra.ts', ''],
+  ])('refuses %s', (_name, file, source) => {
+    expect(violations(new Map([[file, source]]))).toHaveLength(1);
+  });
+
+  it('allows imports down the table and within a layer', () => {
+    const files = new Map([
+      ['server/app.ts', "import { pagesRoute } from './pages/page-route.ts';\nimport { x } from './config.ts';"],
+      ['server/pages/query.ts', "import type { Metrics } from '../ops/metrics.ts';\nimport { y } from './page-io.ts';"],
+      ['client/start.tsx', "import { routeTable } from '../app/route-table.ts';\nimport { z } from 'react';"],
+    ]);
+    expect(violations(files)).toEqual([]);
+  });
+});
