@@ -55,7 +55,9 @@ function fragment(r: Random, words: readonly string[]): string {
     '@',
     'https://u:p@example.com',
   ];
-  return r.next(3) === 0 ? r.pick(others) : r.pick(spellings);
+  const iban = `${r.pick(['DE', 'GB', 'Fr'])}${r.next(100)}${'0532013000ABCDE_x'.slice(r.next(6), 6 + r.next(12))}`;
+  const kind = r.next(4);
+  return kind === 0 ? r.pick(others) : kind === 1 ? iban : r.pick(spellings);
 }
 
 const FILLER = ['{"', '":"', '","', '"}', '[', ']', ',', ':', ' ', '\\n', '\\"', 'a', 'Q', '7', '_', '-', '/', 'é'];
