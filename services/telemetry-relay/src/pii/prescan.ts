@@ -3,7 +3,7 @@
 // bearer…, and a `\u00XX` escape that could spell one), digit runs long enough for a card or shaped like an SSN,
 // an IBAN's two capitals and two digits, "-----BEGIN", and around each "@" an e-mail address or URL credentials.
 // A hit only means "parse and walk"; the rules decide. Costs measured in docs/decisions/012-data-scrubbing-as-relay.md
-// and 021-one-pass-prescan.md.
+// and 021-sampled-key-word-scan.md.
 
 import { hasWord, tableable, wordTable } from './byte-scan.ts';
 
