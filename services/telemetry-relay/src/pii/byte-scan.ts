@@ -1,7 +1,7 @@
-// The prescan's key-word search over an item's bytes, reading a third of them where the regular expressions it
-// replaces read all (measured: docs/decisions/021-sampled-key-word-scan.md). Every word is at least 3 bytes, so a
-// sample every (shortest length - 1) bytes lands inside each occurrence, and a word is compared only around a sample
-// whose pair of bytes it holds. It answers as `/word1|word2…/i` does on the latin1 decode (test/prescan.test.ts).
+// The prescan's key-word search over an item's bytes, reading a third of them (for the default words) where the
+// regular expressions it replaces read all (docs/decisions/021-sampled-key-word-scan.md). Every word is 3+ bytes, so
+// a sample every (shortest length - 1) bytes lands inside each occurrence, and a word is compared only around a
+// sample whose pair of bytes it holds. It answers as `/word1|word2…/i` on the latin1 decode (test/prescan.test.ts).
 
 /** ASCII lower-cased, as the regexes' `i` flag compares an ASCII word; 0 beyond ASCII (never in a word). */
 const FOLD = new Uint8Array(256);
@@ -42,7 +42,8 @@ for (let i = 0; i + 1 < TYPICAL.length; i++)
 
 /**
  * A word of length L holds L - 1 pair positions in a row, so sampling every (shortest L) - 1 positions meets one
- * of any (stride) of its pairs in a row: each word is filed under the run of pairs least seen in TYPICAL. `words` must all be tableable, and not empty.
+ * of any (stride) of its pairs in a row: each word is filed under the run of pairs least seen in TYPICAL.
+ * `words` must all be tableable, and not empty.
  */
 export function wordTable(words: readonly string[]): WordTable {
   const stride = Math.min(...words.map((word) => word.length)) - 1;
@@ -67,7 +68,7 @@ export function wordTable(words: readonly string[]): WordTable {
 
 /** Whether one of the table's words occurs in `b` in any ASCII case (as a regex with the `i` flag on latin1). */
 export function hasWord(b: Uint8Array, table: WordTable): boolean {
-  // Plain indexed loops and locals: measured 2.5× faster than for…of with a helper per candidate.
+  // Plain indexed loops and locals: measured 5.6 µs against 7.4 with for…of and a helper per candidate.
   const { stride, pairs } = table;
   const fold = FOLD;
   const n = b.length;
