@@ -2,7 +2,10 @@
 // bytes. Each test is a superset of what a rule matches: key words in any case (password, auth, token, cookie,
 // bearer…, and a `\u00XX` escape that could spell one), digit runs long enough for a card or shaped like an SSN,
 // an IBAN's two capitals and two digits, "-----BEGIN", and around each "@" an e-mail address or URL credentials.
-// A hit only means "parse and walk"; the rules decide. Costs measured in docs/decisions/012-data-scrubbing-as-relay.md.
+// A hit only means "parse and walk"; the rules decide. Costs measured in docs/decisions/012-data-scrubbing-as-relay.md
+// and 021-sampled-key-word-scan.md.
+
+import { hasWord, tableable, wordTable } from './byte-scan.ts';
 
 /** The default rules' key words, lower-case (matched case-insensitively). */
 export const TRIGGER_WORDS = [
@@ -29,14 +32,13 @@ export const TRIGGER_WORDS = [
 
 const escapeWord = (word: string) => word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 /**
- * Card numbers (a 3–6 after a word boundary, then 12 more digits, a space or dash allowed between any two), SSNs,
- * an IBAN's start. A separator may be any whitespace Relay's `\s` knows, so also a JSON escape or a UTF-8 sequence. The leading `\b[3-6]` (every card prefix Relay knows) makes it 5× cheaper than `\d(…){12}`.
+ * Card numbers: a 3–6 after a word boundary, then 12 more digits, a separator allowed between any two: any
+ * whitespace Relay's `\s` knows, so also a JSON escape or a UTF-8 sequence. The leading `\b[3-6]` (every card
+ * prefix Relay knows) makes it 5× cheaper than `\d(…){12}`.
  */
-const NUMBERS = [
-  /\b[3-6](?:(?:[ -]|\\[tnrfv]|\\u[0-9a-fA-F]{4}|[\x80-\xff]{2,3})?\d){12}/,
-  /\b\d{3}-\d\d-\d{4}/,
-  /\b[A-Z]{2}\d\d[a-zA-Z0-9]{11}/,
-];
+const CARD = /\b[3-6](?:(?:[ -]|\\[tnrfv]|\\u[0-9a-fA-F]{4}|[\x80-\xff]{2,3})?\d){12}/;
+/** SSNs, an IBAN's start. */
+const SSN_IBAN = [/\b\d{3}-\d\d-\d{4}/, /\b[A-Z]{2}\d\d[a-zA-Z0-9]{11}/];
 /**
  * A word shorter than this, or starting with a quote, gets a regex of its own: in one alternation it slows V8's scan
  * for all of them (measured: 19 µs for the long words alone, 40–65 µs with "auth" or '"otp"' among them).
@@ -47,8 +49,6 @@ const ownRegex = (word: string) => word.length < SHORT || !/^[a-z]/i.test(word);
 const EMAIL_DOMAIN = /[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2}/y;
 /** URL credentials ending at an "@" (URL_PASSWORD without the "@"), in the text just before it. */
 const URL_CREDENTIALS = /\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/;
-/** ſ and K (Kelvin) fold to s and k in Relay's (and our rules') Unicode case-insensitive matching: their UTF-8 bytes. */
-const FOLDING = [Buffer.from('\u017f').toString('latin1'), Buffer.from('\u212a').toString('latin1')];
 const LOCAL_PART = /[a-zA-Z0-9.!#$%&'*+/=?^_\x60{|}~-]/;
 
 const compileWords = (words: readonly string[]): RegExp[] => {
@@ -72,7 +72,7 @@ function atMayMatch(text: string): boolean {
 /** The same proof for one decoded string (a key or a value) of a parsed item: the walk skips the rules when false. */
 export function createTextCheck(words: readonly string[]): (text: string) => boolean {
   const keyWords = [...compileWords(words), /^otp$/i];
-  const numbers = [/\b[3-6](?:[\s-]?\d){12}/, ...NUMBERS.slice(1)];
+  const numbers = [/\b[3-6](?:[\s-]?\d){12}/, ...SSN_IBAN];
   return (text) => {
     for (const re of keyWords) if (re.test(text)) return true;
     for (const re of numbers) if (re.test(text)) return true;
@@ -81,13 +81,21 @@ export function createTextCheck(words: readonly string[]): (text: string) => boo
   };
 }
 
+/** ſ and K (Kelvin) fold to s and k in Relay's (and our rules') Unicode case-insensitive matching: their UTF-8 bytes. */
+const FOLDING = [Buffer.from('\u017f').toString('latin1'), Buffer.from('\u212a').toString('latin1')];
+
 /** `text`: the bytes decoded as latin1, when the caller has them already (pipeline/item-text.ts shares one decode). */
 export function createPrescan(words: readonly string[]): (bytes: Buffer, text?: string) => boolean {
-  const keyWords = compileWords(words);
+  // Key words by a sampling byte scan (byte-scan.ts); a word no table holds by its own regex, as before.
+  const tabled = words.filter(tableable);
+  const table = tabled.length > 0 ? wordTable(tabled) : undefined;
+  const keyWords = compileWords(words.filter((word) => !tableable(word)));
   return (bytes, text = bytes.toString('latin1')) => {
+    if (table && hasWord(bytes, table)) return true;
     // latin1: one byte a character, the cheapest string to scan; every anchor is ASCII.
     for (const re of keyWords) if (re.test(text)) return true;
-    for (const re of NUMBERS) if (re.test(text)) return true;
+    if (CARD.test(text)) return true;
+    for (const re of SSN_IBAN) if (re.test(text)) return true;
     // `\u00XX` could spell any trigger; `\/` (PHP's json_encode writes it) could hide the `//` of URL credentials.
     if (text.includes('-----BEGIN') || text.includes('\\u00') || text.includes('\\/')) return true;
     for (const letter of FOLDING) if (text.includes(letter)) return true;
