@@ -71,9 +71,9 @@ COPY --from=relay-deps --chown=1000:1000 /app /app
 COPY --chown=1000:1000 packages/service-kit/src /app/packages/service-kit/src
 COPY --chown=1000:1000 packages/telemetry-rules/src /app/packages/telemetry-rules/src
 COPY --chown=1000:1000 services/telemetry-relay/src /app/services/telemetry-relay/src
-# Memory at full load (bench/run.ts, peak RSS): V8's young generation capped at 8 MiB semi-spaces instead of growing
-# to 64 MiB ones on a large host, and one malloc arena (the relay's work is on one thread; per-thread arenas kept
-# freed socket buffers resident): ≈ 30 MB less RSS for no measurable throughput cost. V8's old space gets 30 % of the
+# Memory at full load (bench/run.ts, peak RSS): V8's young generation fixed at 8 MiB semi-spaces instead of 32 MiB
+# on a large host or ≈ 2.25 MiB in a 256 MiB pod (10x the scavenges; docs/decisions/022), and one malloc arena (the
+# relay's work is on one thread; per-thread arenas kept freed socket buffers resident): ≈ 30 MB less RSS for no measurable throughput cost. V8's old space gets 30 % of the
 # container's memory limit: the memory budget for buffers outside the heap takes another 30 % by default (docs/decisions/
 # 003-memory-budget.md), the rest is code, SQLite, sockets and the young generation. A fixed mmap threshold: glibc would
 # otherwise raise it to the size of the last large buffer freed, and keep later 20 MiB bodies resident after use.
