@@ -4,7 +4,7 @@
 // of every answer, the server's CPU per document, its peak RSS, and which of shedding's thresholds refused.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type LoadResult, runLoad } from './growth-load.ts';
-import { type PodLimits, readPodLimits, shedCounts, startPod } from './growth-pod.ts';
+import { type PodLimits, readPodLimits, scrape, serverP99Ms, startPod } from './growth-pod.ts';
 import { chart, num, table, times } from './growth-report.ts';
 import { median } from './wrk.ts';
 
@@ -16,6 +16,8 @@ const READY_WAIT_MS = 30_000;
 
 interface Step extends LoadResult {
   shed: Record<string, number>;
+  /** p99 of the 200s inside the process (a histogram bucket's bound): the rest of wrk's p99 queued outside it. */
+  serverP99Ms: number;
 }
 
 async function waitReady(url: string): Promise<void> {
@@ -31,6 +33,11 @@ async function waitReady(url: string): Promise<void> {
   }
   throw new Error(`the pod was not ready again ${READY_WAIT_MS} ms after a step`);
 }
+
+// A histogram bucket's bound: "≤ 250"; past the last bound, "> 5 000"; no 200 at all, n/a.
+const bucketBound = (ms: number) =>
+  ms === Number.POSITIVE_INFINITY ? `> ${num(LAST_BUCKET_MS)}` : Number.isNaN(ms) ? 'n/a' : `≤ ${num(ms)}`;
+const LAST_BUCKET_MS = 5_000;
 
 const diff = (after: Record<string, number>, before: Record<string, number>) =>
   Object.fromEntries(
@@ -58,14 +65,16 @@ export async function concurrencySweep(
     for (let round = 1; round <= rounds; round++) {
       for (const connections of CONNECTIONS) {
         await waitReady(pod.url);
-        const before = await shedCounts(pod.metricsUrl);
+        const before = await scrape(pod.metricsUrl);
         const result = await runLoad({ url: `${pod.url}${PAGE}`, pid: pod.pid, connections, seconds });
-        const shed = diff(await shedCounts(pod.metricsUrl), before);
-        steps.set(connections, [...(steps.get(connections) ?? []), { ...result, shed }]);
+        const after = await scrape(pod.metricsUrl);
+        const step = { ...result, shed: diff(after.shed, before.shed), serverP99Ms: serverP99Ms(before, after) };
+        steps.set(connections, [...(steps.get(connections) ?? []), step]);
         console.log(
           `concurrency round ${round} ${String(connections).padStart(5)} connections: ${num(result.okPerSecond)} docs/s, ` +
             `${(result.refusedShare * 100).toFixed(1)} % 503, p99 ${num(result.p99Ms, 1)} ms, ` +
-            `RSS ${num(result.peakRssBytes / MiB)} MiB, shed ${JSON.stringify(shed)}`,
+            `in-process p99 ${bucketBound(step.serverP99Ms)} ms, RSS ${num(result.peakRssBytes / MiB)} MiB, ` +
+            `shed ${JSON.stringify(step.shed)}`,
         );
       }
     }
@@ -107,6 +116,7 @@ function concurrencyReport(
         m(c, (s) => s.p99Ms),
         m(first, (s) => s.p99Ms),
       )})`,
+      bucketBound(m(c, (s) => s.serverP99Ms)),
       num(m(c, (s) => s.timeouts)),
       m(c, (s) => s.cpuMsPerDocument).toFixed(3),
       `${num(m(c, (s) => s.peakRssBytes) / MiB)} (${times(
@@ -129,6 +139,7 @@ function concurrencyReport(
         '503 share',
         'p50 ms',
         'p99 ms (× first)',
+        'in-process p99 ms of the 200s',
         'timeouts',
         'CPU ms/doc',
         `peak RSS MiB of ${num(limits.memoryBytes / MiB)}`,

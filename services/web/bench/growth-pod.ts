@@ -93,12 +93,37 @@ export async function startPod(image: string, limits: PodLimits, env: Record<str
   };
 }
 
-/** web_shed_requests_total by reason, from the admin port's /metrics. */
-export async function shedCounts(metricsUrl: string): Promise<Record<string, number>> {
+export interface Scrape {
+  /** web_shed_requests_total by reason. */
+  shed: Record<string, number>;
+  /** http_request_duration_seconds of 200 answers: cumulative count per bucket bound (s), as Prometheus keeps it. */
+  okDurations: Map<number, number>;
+}
+
+/** What the sweep reads from the admin port's /metrics, before and after each step. */
+export async function scrape(metricsUrl: string): Promise<Scrape> {
   const text = await (await fetch(metricsUrl)).text();
-  const counts: Record<string, number> = {};
+  const shed: Record<string, number> = {};
   for (const m of text.matchAll(/^web_shed_requests_total\{[^}]*reason="(\w+)"[^}]*\} (\d+)/gm)) {
-    counts[m[1] as string] = Number(m[2]);
+    shed[m[1] as string] = Number(m[2]);
   }
-  return counts;
+  const okDurations = new Map<number, number>();
+  const bucket = /^http_request_duration_seconds_bucket\{([^}]*)\} (\d+)/gm;
+  for (const m of text.matchAll(bucket)) {
+    const labels = m[1] as string;
+    const le = /le="([^"]+)"/.exec(labels)?.[1];
+    if (!labels.includes('status_code="200"') || le === undefined) continue;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    okDurations.set(bound, (okDurations.get(bound) ?? 0) + Number(m[2]));
+  }
+  return { shed, okDurations };
+}
+
+/** The bucket bound (ms) under which 99 % of the 200 answers between two scrapes were served, inside the process. */
+export function serverP99Ms(before: Scrape, after: Scrape): number {
+  const bounds = [...after.okDurations.keys()].sort((a, b) => a - b);
+  const count = (le: number) => (after.okDurations.get(le) ?? 0) - (before.okDurations.get(le) ?? 0);
+  const total = count(Number.POSITIVE_INFINITY);
+  if (!(total > 0)) return Number.NaN;
+  return (bounds.find((le) => count(le) >= 0.99 * total) ?? Number.NaN) * 1000;
 }

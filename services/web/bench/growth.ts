@@ -9,6 +9,7 @@
 // GROWTH_CONCURRENCY_SECONDS, 10), WEB_IMAGE (an image to run instead of building this tree's as
 // ssr-telemetry/web:$E2E_IMAGE_TAG, default tag `bench`), NODE_IMAGE (the base the Dockerfile builds from).
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCaptureServer } from '@app/test-kit';
 import { concurrencySweep } from './growth-concurrency.ts';
@@ -47,8 +48,10 @@ function image(): string {
   return tag;
 }
 
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
 async function main(): Promise<void> {
-  const started = new Date().toISOString();
+  const started = `${new Date().toISOString()}, load average ${loadAverage()}`;
   const reports: string[] = [];
   const capture = await startCaptureServer();
   try {
@@ -63,7 +66,9 @@ async function main(): Promise<void> {
   } finally {
     await capture.close();
   }
-  console.log(`\nhow the web grows: started ${started}, load average ${execFileSync('cat', ['/proc/loadavg'])}`);
+  console.log(
+    `\nhow the web grows: started ${started}; ended ${new Date().toISOString()}, load average ${loadAverage()}`,
+  );
   console.log(reports.join('\n\n'));
 }
 
