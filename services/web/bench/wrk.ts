@@ -24,7 +24,7 @@ export interface Result {
 
 const TICKS_PER_SECOND = 100;
 /** utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat, after the command's parentheses). */
-function cpuTimeMs(pid: number | undefined): number {
+export function cpuTimeMs(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
