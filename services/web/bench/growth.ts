@@ -42,7 +42,7 @@ function image(): string {
   const tag = `ssr-telemetry/web:${process.env.E2E_IMAGE_TAG || 'bench'}`;
   execFileSync(
     'docker',
-    ['build', '-q', '-f', 'services/web/Dockerfile', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', tag, '.'],
+    ['build', '-q', '--target', 'web', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', tag, '.'],
     { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DOCKER_BUILDKIT: '0' } },
   );
   return tag;
