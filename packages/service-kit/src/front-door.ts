@@ -61,12 +61,13 @@ export async function createFrontDoor(
         );
         // Connections beyond this are closed as they are accepted.
         server.maxConnections = connections.maxConnections;
-        server.once('listening', () => {
-          sealed = true;
-        });
         return server;
       },
     },
+  });
+  app.server.once('listening', () => {
+    sealed = true;
+    app.log.info({ lanes: lanes.map((entry) => entry.name) }, 'front door: lanes ahead of Fastify');
   });
   return {
     app,

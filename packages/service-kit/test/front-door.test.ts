@@ -89,12 +89,19 @@ describe('createFrontDoor: lanes', () => {
     expect(seen).toEqual(['mark /hot', 'hot', 'mark /fastify', 'never /fastify']);
   });
 
-  it('takes no lane once the server listens', async () => {
-    const d = await open();
+  it('takes no lane once the server listens, and logs the lanes it runs', async () => {
+    const lines: Array<{ msg?: string; lanes?: string[] }> = [];
+    door = await createFrontDoor('test', readServerConfig(readEnv({ LOG_LEVEL: 'info' }), 0), {
+      connections: limits,
+      metricsPort: undefined,
+      logStream: { write: (line: string) => lines.push(JSON.parse(line)) },
+    });
+    const d = door;
     d.addLane('early', () => false);
     await listen(d);
     expect(() => d.addLane('late', () => false)).toThrow('lane late: lanes are added before the server listens');
     expect(d.lanes()).toEqual(['early']);
+    expect(lines.find((line) => line.msg === 'front door: lanes ahead of Fastify')?.lanes).toEqual(['early']);
   });
 
   it('puts wrapFastify behind the lanes and in front of Fastify', async () => {
