@@ -8,6 +8,12 @@ export interface ServiceApp {
   readiness: Readiness;
 }
 
+export type ServiceAppOptions = LoggingOptions & {
+  fastify?: Omit<FastifyServerOptions, 'logger' | 'genReqId' | 'logController'>;
+  /** /readyz here says ready or not, without the reasons (an admin port has them). */
+  briefReadiness?: boolean;
+};
+
 /**
  * A Fastify instance with what every service here shares: JSON logs with request ids, the id echoed back in
  * X-Request-Id, and /healthz + /readyz. The service registers its own routes on `app`.
@@ -15,11 +21,7 @@ export interface ServiceApp {
 export async function createServiceApp(
   service: string,
   config: ServerConfig,
-  options: LoggingOptions & {
-    fastify?: Omit<FastifyServerOptions, 'logger' | 'genReqId' | 'logController'>;
-    /** /readyz here says ready or not, without the reasons (an admin port has them). */
-    briefReadiness?: boolean;
-  } = {},
+  options: ServiceAppOptions = {},
 ): Promise<ServiceApp> {
   const readiness = createReadiness();
   const app = Fastify({ ...options.fastify, ...loggingOptions(service, config, options) });

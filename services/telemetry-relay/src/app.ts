@@ -1,6 +1,5 @@
 import { accessSync, constants } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServiceApp, type ServiceApp, serveAdminPort } from '@app/service-kit';
+import { createFrontDoor, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
 import { quote } from './errors.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
@@ -9,7 +8,7 @@ import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
 import { securityReports } from './routes/security-reports.ts';
-import { createTunnelHandler, isTunnelUrl, type TunnelHandler } from './routes/tunnel.ts';
+import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
 import { openSpool } from './spool/spool.ts';
 import type { Target } from './types.ts';
 import { createDelivery } from './upstream/delivery.ts';
@@ -18,38 +17,22 @@ import { createForwarder } from './upstream/forward.ts';
 
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
 export async function buildApp(config: Config): Promise<ServiceApp> {
-  // The tunnel path is served ahead of Fastify by a plain node:http handler (routes/tunnel.ts says why); every
-  // other route (health, readiness, metrics) goes through Fastify as in the other services.
-  let tunnel: TunnelHandler | undefined;
-  const { app, readiness } = await createServiceApp('telemetry-relay', config.server, {
+  // The tunnel path is served ahead of Fastify by a plain node:http handler, a lane of the front door
+  // (routes/tunnel.ts says why); every other route (health, readiness, metrics) goes through Fastify.
+  const door = await createFrontDoor('telemetry-relay', config.server, {
     // Fastify's request lines quote the URL and Host, up to Node's 16 KiB header limit: the routes log their own
     // lines instead, sampled and without client text (issue 24).
     skipRequestLog: () => true,
     trustedProxyHops: config.trustedProxyHops,
-    fastify: {
-      serverFactory: (fastifyHandler) => {
-        // Fastify's own timeout options do not reach a server it did not create: they are set here.
-        const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
-        const server = createServer(
-          {
-            headersTimeout: headersTimeoutMs,
-            requestTimeout: requestTimeoutMs,
-            keepAliveTimeout: keepAliveTimeoutMs,
-            // How often those timeouts are enforced (Node's default, 30 s, would let a slow client stay 40 s).
-            connectionsCheckingInterval: 1_000,
-          },
-          (req: IncomingMessage, res: ServerResponse) => {
-            // Every answer is JSON or text: no browser may read one as anything else.
-            res.setHeader('x-content-type-options', 'nosniff');
-            if (tunnel && isTunnelUrl(req.url, config.tunnelPath)) tunnel(req, res);
-            else fastifyHandler(req, res);
-          },
-        );
-        server.maxConnections = maxConnections;
-        return server;
-      },
-      return503OnClosing: true,
-    },
+    connections: config.connections,
+    metricsPort: config.metricsPort,
+    fastify: { return503OnClosing: true },
+  });
+  const { app, readiness } = door;
+  // Every answer is JSON or text: no browser may read one as anything else.
+  door.addLane('nosniff', (_req, res) => {
+    res.setHeader('x-content-type-options', 'nosniff');
+    return false;
   });
   const budget = createMemoryBudget(config.memory.budgetBytes);
   const clientNetwork = networkOf(config.clientPrefixes);
@@ -151,7 +134,7 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     }
   });
 
-  tunnel = createTunnelHandler({
+  const tunnel = createTunnelHandler({
     config,
     metrics,
     rateLimits,
@@ -161,6 +144,11 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     log: app.log,
     draining: () => readiness.draining,
     closing: () => closing,
+  });
+  door.addLane('tunnel', (req, res) => {
+    if (!isTunnelUrl(req.url, config.tunnelPath)) return false;
+    tunnel(req, res);
+    return true;
   });
 
   // Fastify's own 404 echoes the whole URL in its body and log line.
@@ -173,15 +161,9 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
   await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });
 
-  if (config.metricsPort === undefined) {
-    app.get('/metrics', { logLevel: 'warn' }, async (_req, reply) =>
-      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-    );
-  } else {
-    // The admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod look dead.
-    const { host } = config.server;
-    serveAdminPort(app, { port: config.metricsPort, host, registry: metrics.registry, readiness });
-  }
+  // With METRICS_PORT, an admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod
+  // look dead.
+  door.serveMetrics(metrics.registry, { logLevel: 'warn' });
 
   app.addHook('onClose', async () => {
     clearInterval(outcomeTimer);

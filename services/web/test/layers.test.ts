@@ -17,7 +17,6 @@ const LAYERS: readonly Layer[] = [
     holds: [
       'server/config.ts',
       'server/app.ts',
-      'server/page-fast-path.ts',
       'server/instrument.ts',
       'server/main.ts',
       'server/dev.ts',

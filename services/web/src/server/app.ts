@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
-import { type AdminPort, createServiceApp, type ServiceApp, serveAdminPort } from '@app/service-kit';
-import type { FastifyServerOptions } from 'fastify';
+import type { RequestListener } from 'node:http';
+import { type AdminPort, createFrontDoor, type ServiceApp } from '@app/service-kit';
 import { APP_NAME, routeTable, views } from '../app/route-table.ts';
 import { createServerHandlers, type HandlerSettings } from '../app/server-handlers.ts';
 import type { ClientConfig } from '../framework/client-config.ts';
@@ -11,10 +10,8 @@ import { screenForwardedHeaders } from './http/forwarded-headers.ts';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.ts';
 import { staticAssets } from './http/static-assets.ts';
 import { createLoadShedder } from './ops/load-shedding.ts';
-import { createMetrics, type Metrics, metricsRoute, recordRequests } from './ops/metrics.ts';
+import { createMetrics, type Metrics, recordRequests } from './ops/metrics.ts';
 import { logRequests, requestLogger, sampledRequestLog } from './ops/request-log.ts';
-import { isProbeOrAsset } from './ops/service-paths.ts';
-import { createPageFastPath } from './page-fast-path.ts';
 import type { Assets } from './pages/assets.ts';
 import { answerServerFailure } from './pages/failures.ts';
 import { createPages, pagesRoute } from './pages/page-route.ts';
@@ -28,8 +25,8 @@ export interface BuildOptions {
   dev?: boolean;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): unknown };
-  /** Lets the dev server put Vite's middleware in front of Fastify. */
-  serverFactory?: FastifyServerOptions['serverFactory'];
+  /** Lets the dev server put Vite's middleware in front of Fastify (behind the front door's lanes). */
+  wrapFastify?: (fastify: RequestListener) => RequestListener;
 }
 
 /** The handlers of the enabled routes only. */
@@ -46,48 +43,36 @@ export interface WebApp extends ServiceApp {
 
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
 export async function buildApp(config: Config, options: BuildOptions): Promise<WebApp> {
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.connections;
   const metrics = createMetrics({ version: config.sentry.release ?? 'dev', revision: config.revision });
   const shedder = createLoadShedder({ limits: config.loadShedding, metrics });
-  const pageGets = createPageFastPath();
-  const serverFactory = options.serverFactory ?? ((handler) => createServer(handler));
-  const screenForwarded = screenForwardedHeaders(config);
   // Behind the edge, the scheme and host the browser used (the Origin check, canonical URLs) are forwarded.
   const trustProxy = (_address: string, hop: number) => hop < config.trustedProxyHops;
-  const service = await createServiceApp('web', config.server, {
+  const door = await createFrontDoor('web', config.server, {
     // Replaced by logRequests below: one sampled line per request, every failure logged.
     skipRequestLog: () => true,
     // With an admin port, the reasons (heap, RSS, event loop while shedding) are told there only.
     briefReadiness: config.metricsPort !== undefined,
     trustedProxyHops: config.trustedProxyHops,
     ...(options.logStream ? { logStream: options.logStream } : {}),
+    connections: config.connections,
+    metricsPort: config.metricsPort,
+    ...(options.wrapFastify ? { wrapFastify: options.wrapFastify } : {}),
     fastify: {
-      requestTimeout: requestTimeoutMs,
-      keepAliveTimeout: keepAliveTimeoutMs,
       trustProxy,
       // Page URLs are the router's business, however long their segments.
       routerOptions: { maxParamLength: 2048 },
       // Log lines of a request carry its trace id, so logs and Sentry traces can be joined. Bound when Fastify makes
       // the request's logger (inside the request's Sentry span), rather than by a second child logger per request.
       childLoggerFactory: requestLogger,
-      // Load shedding answers ahead of everything (load-shedding.ts says why), then page GETs are answered ahead
-      // of Fastify (page-fast-path.ts).
-      serverFactory: (handler, serverOptions) =>
-        serverFactory(screenForwarded(shedder.guard(pageGets.ahead(handler))), serverOptions),
     },
   });
-  const { app } = service;
-  // A client may take headersTimeout to send its headers and requestTimeout for its whole request, checked every
-  // second (Node's default, 30 s, would let a slow client stay on); connections beyond maxConnections are closed as
-  // they are accepted. Set on the server itself: Fastify passes on neither of the first two nor the last.
-  Object.assign(app.server, {
-    headersTimeout: headersTimeoutMs,
-    requestTimeout: requestTimeoutMs,
-    keepAliveTimeout: keepAliveTimeoutMs,
-    connectionsCheckingInterval: 1_000,
-    maxConnections,
-  });
-  await shedder.register(app, service.readiness);
+  const { app, readiness } = door;
+  const screenForwarded = screenForwardedHeaders(config);
+  if (screenForwarded) door.addLane('forwarded-headers', screenForwarded);
+  // Load shedding answers ahead of everything else (load-shedding.ts says why); pages go through Fastify
+  // (docs/decisions/020-one-front-door.md).
+  door.addLane('load-shedding', shedder.lane);
+  await shedder.register(app, readiness);
   recordRequests(app, metrics);
   const requestLog = sampledRequestLog({ sampleEvery: config.logSampleEvery });
   logRequests(app, requestLog);
@@ -112,13 +97,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   }
 
   // With METRICS_PORT, metrics and the probes have a port of their own (liveness there in deploy/k8s).
-  let adminPort: AdminPort | undefined;
-  if (config.metricsPort === undefined) await app.register(metricsRoute, { metrics });
-  else {
-    const { host } = config.server;
-    const { readiness } = service;
-    adminPort = serveAdminPort(app, { port: config.metricsPort, host, registry: metrics.registry, readiness });
-  }
+  const adminPort = door.serveMetrics(metrics.registry);
 
   const table = enabledRoutes(routeTable, config.diagnostics);
   const clientConfig: ClientConfig = {
@@ -148,13 +127,5 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     compression: config.compression,
   });
   await app.register(pagesRoute, { pages });
-  // The paths Fastify has other routes for: the probes, metrics, assets and the tunnel (test/page-fast-path.test.ts
-  // checks this against Fastify's route table).
-  const isPage = (path: string) => !isProbeOrAsset(path) && !(tunnelPath && path.startsWith(tunnelPath));
-  pageGets.register(app, {
-    ...{ pages, isPage, security, metrics, requestLog, trustProxy },
-    readiness: service.readiness,
-    trustedProxyHops: config.trustedProxyHops,
-  });
-  return { ...service, metrics, ...(adminPort ? { adminPort } : {}) };
+  return { app, readiness, metrics, ...(adminPort ? { adminPort } : {}) };
 }

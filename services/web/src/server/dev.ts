@@ -1,6 +1,5 @@
 // Development entry (`npm run dev`): Vite in middleware mode in front of Fastify. Browser code gets HMR (React Fast Refresh);
 // server modules are loaded through Vite (they import .tsx), so restart `npm run dev` after changing loaders.
-import { createServer as createHttpServer } from 'node:http';
 import { exitOnConfigError, runService } from '@app/service-kit';
 import { createServer as createViteServer } from 'vite';
 import { loadConfig } from './config.ts';
@@ -31,10 +30,9 @@ const assets: Assets = {
 const { app, readiness } = await buildApp(config, {
   assets,
   dev: true,
-  serverFactory: (handler) =>
-    createHttpServer((req, res) => {
-      vite.middlewares(req, res, () => handler(req, res));
-    }),
+  wrapFastify: (fastify) => (req, res) => {
+    vite.middlewares(req, res, () => fastify(req, res));
+  },
 });
 app.addHook('onClose', async () => vite.close());
 await runService(app, { config: config.server, readiness });

@@ -61,7 +61,7 @@ function compressStream(body: NodeJS.ReadableStream, encoding: Encoding): Readab
   return source.pipe(zip);
 }
 
-/** The reply's headers, as Fastify's reply and the page fast path's both give them. */
+/** The reply's headers, as Fastify's reply gives them. */
 export interface ReplyHeaders {
   getHeader(name: string): unknown;
   hasHeader(name: string): boolean;

@@ -4,7 +4,8 @@
 // ALLOWED_ORIGINS set, a forwarded host that is none of theirs is dropped before anything reads it, and the request's
 // own Host stands. A forwarded scheme other than http or https is dropped too (it would make an origin of "null").
 
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Lane } from '@app/service-kit';
 
 export interface ForwardedHeadersOptions {
   trustedProxyHops: number;
@@ -22,11 +23,14 @@ function expectedHosts(options: ForwardedHeadersOptions): Set<string> | undefine
 /** The last (nearest proxy's) entry of a forwarded header, as Fastify reads it. */
 const lastEntry = (value: string) => value.slice(value.lastIndexOf(',') + 1).trim();
 
-/** Drops forwarded headers naming a host or scheme that is not this site's; wraps the server's request listener. */
-export function screenForwardedHeaders(options: ForwardedHeadersOptions): (next: RequestListener) => RequestListener {
-  if (options.trustedProxyHops === 0) return (next) => next;
+/**
+ * The front door's lane that drops forwarded headers naming a host or scheme that is not this site's, and answers
+ * nothing (undefined: no proxy is trusted, so no forwarded header is read).
+ */
+export function screenForwardedHeaders(options: ForwardedHeadersOptions): Lane | undefined {
+  if (options.trustedProxyHops === 0) return undefined;
   const hosts = expectedHosts(options);
-  return (next) => (req: IncomingMessage, res) => {
+  return (req: IncomingMessage) => {
     const { headers } = req;
     const host = headers['x-forwarded-host'];
     if (host !== undefined && hosts && !hosts.has(URL.parse(`http://${lastEntry(String(host))}`)?.host ?? '')) {
@@ -35,6 +39,6 @@ export function screenForwardedHeaders(options: ForwardedHeadersOptions): (next:
     const proto = headers['x-forwarded-proto'];
     if (proto !== undefined && !['http', 'https'].includes(lastEntry(String(proto))))
       delete headers['x-forwarded-proto'];
-    next(req, res);
+    return false;
   };
 }

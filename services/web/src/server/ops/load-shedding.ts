@@ -7,8 +7,8 @@
 // let through.
 
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, Server, ServerResponse } from 'node:http';
-import type { Readiness } from '@app/service-kit';
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
+import type { Lane, Readiness } from '@app/service-kit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Metrics } from './metrics.ts';
@@ -50,8 +50,8 @@ interface Decided extends IncomingMessage {
 }
 
 export interface LoadShedder {
-  /** Wraps the server's request listener: a request refused (see `register`) is answered here, the rest go to `next`. */
-  guard(next: RequestListener): RequestListener;
+  /** The front door's lane: answers a request refused (see `register`) and returns true; false for the rest. */
+  lane: Lane;
   /**
    * Decides each request on `app.server` as it arrives, samples load with under-pressure, makes readiness fail while
    * shedding, logs through `app`.
@@ -130,10 +130,11 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
   };
 
   return {
-    guard: (next) => (req: Decided, res: ServerResponse) => {
+    lane: (req: Decided, res: ServerResponse) => {
       const refusal = req[REFUSED];
-      if (refusal === undefined) return next(req, res);
+      if (refusal === undefined) return false;
       refuse(res, refusal);
+      return true;
     },
 
     async register(fastify, readiness) {

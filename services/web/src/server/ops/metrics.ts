@@ -111,9 +111,3 @@ export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
     observeRequest(metrics, finishedRequest(req, reply));
   });
 }
-
-export async function metricsRoute(app: FastifyInstance, options: { metrics: Metrics }): Promise<void> {
-  app.get('/metrics', async (_req, reply) =>
-    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
-  );
-}

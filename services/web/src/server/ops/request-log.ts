@@ -1,7 +1,6 @@
 // Request logs: one line per request (Fastify's own pair, "incoming request" + "request completed", is turned off),
 // written for every response that is not a success and for one success in `sampleEvery`. Two info lines per request
 // cost about a quarter of page-data throughput; failures keep their own error lines (with the digest) regardless.
-// Both request paths (Fastify's and the page fast path) log through one RequestLog, so they share the count.
 import * as Sentry from '@sentry/node';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type FinishedRequest, finishedRequest } from './metrics.ts';

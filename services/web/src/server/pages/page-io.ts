@@ -1,6 +1,5 @@
-// What the page code reads of a request and does to its reply: the part of Fastify's request and reply it uses.
-// Fastify's objects have it, and so do the light ones of the fast path for page GETs (page-fast-path.ts), so both
-// paths run the same page code.
+// What the page code reads of a request and does to its reply: the part of Fastify's request and reply it uses, so
+// the page code depends on that much of Fastify and no more.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CspNonces } from '../http/security-headers.ts';

@@ -1,7 +1,6 @@
 // One route for every page URL, answered by request kind: a document (streamed HTML, document.ts), page data
 // (JSON, same URL + X-Page-Data, page-data.ts) or an action (POST to the page's URL, either kind,
-// action.ts); all over React Router's static handler (query.ts). GETs (documents, page data) are mostly
-// answered ahead of Fastify by the same code (../page-fast-path.ts).
+// action.ts); all over React Router's static handler (query.ts).
 import type { FastifyInstance } from 'fastify';
 import { createStaticHandler } from 'react-router';
 import { asksForPageData, PAGE_DATA_HEADER, PAGE_DATA_ROUTES_HEADER } from '../../framework/page-data-protocol.ts';
