@@ -14,13 +14,7 @@ const LAYERS: readonly Layer[] = [
   { name: 'pages', holds: ['server/pages/'], imports: ['framework', 'http', 'ops'] },
   {
     name: 'process',
-    holds: [
-      'server/config.ts',
-      'server/app.ts',
-      'server/instrument.ts',
-      'server/main.ts',
-      'server/dev.ts',
-    ],
+    holds: ['server/config.ts', 'server/app.ts', 'server/instrument.ts', 'server/main.ts', 'server/dev.ts'],
     imports: ['framework', 'app', 'telemetry', 'ops', 'http', 'pages'],
   },
   // Runs the build, never the sources above: it imports none of them (and nothing outside src/, such as scripts/).
