@@ -25,7 +25,7 @@ import { measureBrowser } from './browser.ts';
 import { measureFirstLoad } from './bundle-size.ts';
 import { measureCompressionCost } from './compression-cost.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
-import { reportFairness, startFairnessRows } from './sentry-fairness.ts';
+import { checkPeerSent, reportFairness, startFairnessRows } from './sentry-fairness.ts';
 import { CONNECTIONS, line, median, type Result, SECONDS, type Target, wrk } from './wrk.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   const results = new Map<string, Result[]>();
   const paired = new Map<string, number[]>();
   let documentChunks: Buffer[] = [];
-  let sentByPeer = {};
+  let sentByPeer = { envelopes: 0, transactions: 0 };
   try {
     documentChunks = await chunksOf(`http://127.0.0.1:${uncompressed.port}${PAGE}`);
     for (const target of targets) await wrk(target, WARMUP_SECONDS); // warm-up (JIT), not recorded
@@ -260,7 +260,7 @@ async function main(): Promise<void> {
   );
   ratioLine('page data / SSR', 'web page data', 'web SSR (document)', '  target ≥ 3');
   reportFairness(results, ratioLine, { ours: 'web SSR (document)', oursOff: 'web SSR, Sentry off', peer: PEER });
-  console.log(`  sentry-rr sent ${JSON.stringify(sentByPeer)} to the capture server (its SDK was on)`);
+  checkPeerSent(results, sentByPeer);
   if (baseline) {
     ratioLine('SSR / baseline SSR', 'web SSR (document)', 'baseline SSR (document)');
     ratioLine('page data / baseline', 'web page data', 'baseline page data');

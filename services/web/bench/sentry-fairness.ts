@@ -89,3 +89,10 @@ export function reportFairness(
   ratioLine('SSR / ssr-rr, log piped', names.ours, PEER_PIPED, '  (as measured before issue 26)');
   sentryCost(results, { ours: [names.ours, names.oursOff], theirs: [SENTRY_PEER, names.peer] });
 }
+
+/** The instrumented peer must have traced ≈ 10 % of what it served, or its row measures an SDK that was off. */
+export function checkPeerSent(results: Map<string, Result[]>, sent: { envelopes: number; transactions: number }): void {
+  if (!results.has(SENTRY_PEER)) return;
+  console.log(`  sentry-rr sent ${sent.envelopes} envelopes, ${sent.transactions} transactions to the capture server`);
+  if (sent.transactions === 0) throw new Error('sentry-rr sent no transaction: its SDK was not on');
+}
