@@ -25,7 +25,7 @@ import { measureBrowser } from './browser.ts';
 import { measureFirstLoad } from './bundle-size.ts';
 import { measureCompressionCost } from './compression-cost.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
-import { checkPeerSent, reportFairness, startFairnessRows } from './sentry-fairness.ts';
+import { checkPeerSent, reportFairness, runAtOnce, startFairnessRows } from './sentry-fairness.ts';
 import { CONNECTIONS, line, median, type Result, SECONDS, type Target, wrk } from './wrk.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -37,6 +37,7 @@ const BASELINE = process.env.BENCH_BASELINE;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const PEER_PAGE = '/items';
 const PEER = 'ssr-rr (React Router framework)';
+const FAIR_NAMES = { ours: 'web SSR (document)', oursOff: 'web SSR, Sentry off', peer: PEER };
 const BASELINE_PAIRS = [
   ['web SSR (document)', 'baseline SSR (document)'],
   ['web page data', 'baseline page data'],
@@ -205,6 +206,7 @@ async function main(): Promise<void> {
         console.log(`paired round ${round} ${name}: ours ${line(a)} | baseline ${line(b)}`);
       }
     }
+    await runAtOnce(targets, FAIR_NAMES, ROUNDS);
   } finally {
     for (const server of [web, uncompressed, sentryOff, bareStream, bareString, ...(baseline ? [baseline] : [])]) {
       server.child.kill('SIGTERM');
@@ -259,7 +261,7 @@ async function main(): Promise<void> {
     '  (the gap without Sentry)',
   );
   ratioLine('page data / SSR', 'web page data', 'web SSR (document)', '  target ≥ 3');
-  reportFairness(results, ratioLine, { ours: 'web SSR (document)', oursOff: 'web SSR, Sentry off', peer: PEER });
+  reportFairness(results, ratioLine, FAIR_NAMES);
   checkPeerSent(results, sentByPeer);
   if (baseline) {
     ratioLine('SSR / baseline SSR', 'web SSR (document)', 'baseline SSR (document)');

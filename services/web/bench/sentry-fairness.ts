@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import type { CaptureServer } from '@app/test-kit';
 import { prepareSentryRrPeer, startSentryRrPeer } from './peer-sentry-rr.ts';
 import { type Peer, startSsrRrPeer } from './peer-ssr-rr.ts';
-import { median, type Result, type Target } from './wrk.ts';
+import { median, type Result, type Target, wrk } from './wrk.ts';
 
 export const PEER_PIPED = 'ssr-rr, log piped to bench';
 export const SENTRY_PEER = 'sentry-rr (RR + @sentry/react-router)';
@@ -95,4 +95,39 @@ export function checkPeerSent(results: Map<string, Result[]>, sent: { envelopes:
   if (!results.has(SENTRY_PEER)) return;
   console.log(`  sentry-rr sent ${sent.envelopes} envelopes, ${sent.transactions} transactions to the capture server`);
   if (sent.transactions === 0) throw new Error('sentry-rr sent no transaction: its SDK was not on');
+}
+
+type Names = { ours: string; oursOff: string; peer: string };
+
+/**
+ * The same comparisons with the contenders loaded at once (one wrk each on core 1, the servers sharing core 0), so
+ * all meet the same neighbours: on a machine other sessions load, the steadier reading. Ratios of CPU per document.
+ */
+export async function runAtOnce(targets: Target[], names: Names, rounds: number): Promise<void> {
+  const byName = new Map(targets.map((t) => [t.name, t]));
+  const groups = [
+    [names.ours, names.oursOff, names.peer, SENTRY_PEER],
+    [names.oursOff, BARE_PER_REQUEST],
+  ].map((group) => group.flatMap((name) => byName.get(name) ?? []));
+  const rows = new Map<string, number[]>();
+  const add = (label: string, value: number) => rows.set(label, [...(rows.get(label) ?? []), value]);
+  for (let round = 1; round <= rounds; round++) {
+    for (const group of groups) {
+      if (group.length < 2) continue;
+      const cpu = new Map(
+        (await Promise.all(group.map((target) => wrk(target)))).map((r, i) => [group[i]?.name, r.cpuMs]),
+      );
+      const of = (name: string) => cpu.get(name) ?? Number.NaN;
+      if (cpu.has(names.peer)) add('SSR / ssr-rr', of(names.peer) / of(names.ours));
+      if (cpu.has(SENTRY_PEER)) {
+        add('SSR / sentry-rr', of(SENTRY_PEER) / of(names.ours));
+        add('Sentry adds, ours ÷ theirs', (of(names.ours) - of(names.oursOff)) / (of(SENTRY_PEER) - of(names.peer)));
+      }
+      if (cpu.has(BARE_PER_REQUEST)) add('Sentry off / bare, same work', of(BARE_PER_REQUEST) / of(names.oursOff));
+    }
+  }
+  if (rows.size > 0) console.log('  run at once (per CPU-s; Sentry adds: ms ÷ ms):');
+  for (const [label, values] of rows) {
+    console.log(`    ${label.padEnd(28)} ${median(values).toFixed(2)} (${values.map((v) => v.toFixed(2)).join(', ')})`);
+  }
 }
