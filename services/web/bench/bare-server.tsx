@@ -1,6 +1,8 @@
 // The baseline: a bare node:http server rendering the same component tree (layout + 50-item catalog list) with
 // React alone. The router context is computed once at startup, so each request costs only the render: the limit
 // any framework around it can approach. RENDER=stream (renderToPipeableStream) or RENDER=string (renderToString).
+// CONTEXT=per-request does the work any real page must do per request too (issue 26): the request's URL parsed, the
+// route matched and its loaders run by `handler.query`, the router context built from them, then the render.
 import { createServer } from 'node:http';
 import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { createStaticHandler, createStaticRouter, RouterContextProvider, StaticRouterProvider } from 'react-router';
@@ -10,6 +12,7 @@ import { enabledRoutes } from '../src/framework/route-entry.ts';
 import { buildServerRoutes } from '../src/framework/server-routes.ts';
 
 const mode = process.env.RENDER === 'string' ? 'string' : 'stream';
+const perRequest = process.env.CONTEXT === 'per-request';
 const table = enabledRoutes(routeTable, false);
 const handlers = Object.fromEntries(
   Object.entries(createServerHandlers({ relatedDelayMs: 0, secureCookies: true })).filter(
@@ -17,16 +20,19 @@ const handlers = Object.fromEntries(
   ),
 );
 const handler = createStaticHandler(await buildServerRoutes(table, views, handlers));
-const context = await handler.query(new Request('http://bench/catalog?limit=50'), {
-  requestContext: new RouterContextProvider(),
-});
-if (context instanceof Response) throw new Error('unexpected redirect');
+async function contextFor(url: string) {
+  const context = await handler.query(new Request(url), { requestContext: new RouterContextProvider() });
+  if (context instanceof Response) throw new Error('unexpected redirect');
+  return context;
+}
+const startContext = await contextFor('http://bench/catalog?limit=50');
 
 const head =
   '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Catalog</title></head><body><div id="root">';
 const tail = '</div></body></html>';
 
-createServer((_req, res) => {
+createServer(async (req, res) => {
+  const context = perRequest ? await contextFor(`http://bench${req.url}`) : startContext;
   const router = createStaticRouter(handler.dataRoutes, context);
   const app = <StaticRouterProvider router={router} context={context} />;
   res.setHeader('content-type', 'text/html; charset=utf-8');

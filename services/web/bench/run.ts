@@ -4,7 +4,9 @@
 // absolute numbers on a shared 2-core machine are noise, ratios measured side by side are not.
 //
 // The React Router framework peer (ssr-rr: `react-router-serve`, its 50-item list at /items, no Sentry) runs pinned
-// beside them, prepared as the Lighthouse bench does (peer-ssr-rr.ts); BENCH_PEERS=off leaves it out.
+// beside them, prepared as the Lighthouse bench does (peer-ssr-rr.ts); BENCH_PEERS=off leaves it out. It runs as its
+// docs run it in production (its request log to /dev/null); issue 26's rows (sentry-fairness.ts) add it as the old
+// harness ran it, the same peer with @sentry/react-router, and a bare render doing the same work per request.
 //
 // Env: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_BASELINE (the services/web folder of another checkout, built, e.g.
 // a `git worktree` of main: its server runs beside this one in the same rounds, so a change is measured against what
@@ -23,6 +25,7 @@ import { measureBrowser } from './browser.ts';
 import { measureFirstLoad } from './bundle-size.ts';
 import { measureCompressionCost } from './compression-cost.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
+import { checkPeerSent, reportFairness, runAtOnce, startFairnessRows } from './sentry-fairness.ts';
 import { CONNECTIONS, line, median, type Result, SECONDS, type Target, wrk } from './wrk.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -34,6 +37,7 @@ const BASELINE = process.env.BENCH_BASELINE;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const PEER_PAGE = '/items';
 const PEER = 'ssr-rr (React Router framework)';
+const FAIR_NAMES = { ours: 'web SSR (document)', oursOff: 'web SSR, Sentry off', peer: PEER };
 const BASELINE_PAIRS = [
   ['web SSR (document)', 'baseline SSR (document)'],
   ['web page data', 'baseline page data'],
@@ -134,6 +138,8 @@ async function main(): Promise<void> {
   const bareStream = await startPinned(['dist/bench/bare.js'], { RENDER: 'stream' }, /listening/);
   const bareString = await startPinned(['dist/bench/bare.js'], { RENDER: 'string' }, /listening/);
   const peer: Peer | undefined = peerDir ? await startSsrRrPeer(peerDir, ['-c', '0']) : undefined;
+  const startBare = (env: Record<string, string>) => startPinned(['dist/bench/bare.js'], env, /listening/);
+  const fairness = await startFairnessRows(startBare, peerDir, capture, PAGE, PEER_PAGE);
   const dataHeaders = { 'X-Page-Data': '1', 'X-Page-Data-Routes': 'root,catalog-list' };
   const servedBy = (server: { child: ChildProcess; port: number }, path = PAGE) => ({
     url: `http://127.0.0.1:${server.port}${path}`,
@@ -165,6 +171,7 @@ async function main(): Promise<void> {
           { name: `${PEER} br`, url: `${peer.url}${PEER_PAGE}`, pid: peer.pid, headers: { 'Accept-Encoding': 'br' } },
         ]
       : []),
+    ...fairness.targets,
     ...(baseline
       ? [
           { name: 'baseline SSR (document)', ...servedBy(baseline) },
@@ -176,6 +183,7 @@ async function main(): Promise<void> {
   const results = new Map<string, Result[]>();
   const paired = new Map<string, number[]>();
   let documentChunks: Buffer[] = [];
+  let sentByPeer = { envelopes: 0, transactions: 0 };
   try {
     documentChunks = await chunksOf(`http://127.0.0.1:${uncompressed.port}${PAGE}`);
     for (const target of targets) await wrk(target, WARMUP_SECONDS); // warm-up (JIT), not recorded
@@ -198,12 +206,15 @@ async function main(): Promise<void> {
         console.log(`paired round ${round} ${name}: ours ${line(a)} | baseline ${line(b)}`);
       }
     }
+    await runAtOnce(targets, FAIR_NAMES, ROUNDS);
   } finally {
     for (const server of [web, uncompressed, sentryOff, bareStream, bareString, ...(baseline ? [baseline] : [])]) {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
     }
     await peer?.stop();
+    sentByPeer = fairness.sent();
+    await fairness.stop();
     await capture.close();
   }
   const summary = Object.fromEntries(
@@ -241,7 +252,7 @@ async function main(): Promise<void> {
   };
   ratioLine('SSR / ssr-rr', 'web SSR (document)', PEER, '  target ≥ 1.5');
   ratioLine('SSR br / ssr-rr br', 'web SSR br', `${PEER} br`, '  (as browsers ask)');
-  ratioLine('SSR / bare stream', 'web SSR (document)', 'bare renderToPipeableStream', '  target ≥ 0.8');
+  ratioLine('SSR / bare stream', 'web SSR (document)', 'bare renderToPipeableStream', '  (issue 12, replaced)');
   ratioLine('SSR / bare string', 'web SSR (document)', 'bare renderToString');
   ratioLine(
     'Sentry off / bare stream',
@@ -250,6 +261,8 @@ async function main(): Promise<void> {
     '  (the gap without Sentry)',
   );
   ratioLine('page data / SSR', 'web page data', 'web SSR (document)', '  target ≥ 3');
+  reportFairness(results, ratioLine, FAIR_NAMES);
+  checkPeerSent(results, sentByPeer);
   if (baseline) {
     ratioLine('SSR / baseline SSR', 'web SSR (document)', 'baseline SSR (document)');
     ratioLine('page data / baseline', 'web page data', 'baseline page data');
