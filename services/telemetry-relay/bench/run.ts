@@ -264,6 +264,13 @@ http {
   // The same relay without Relay's inbound filters (on by default): what the filters cost per envelope.
   const unfilteredPort = await freePort();
   const unfiltered = relay('fast', unfilteredPort, relayMain, 'fast-unfiltered', { INBOUND_FILTERS: 'none' });
+  // Scrubbing, ignore rules and inbound filters all off: with the two rows above, what each of them costs.
+  const barePort = await freePort();
+  const bare = relay('fast', barePort, relayMain, 'fast-bare', {
+    SCRUB_DATA: 'false',
+    IGNORE_RULES: 'none',
+    INBOUND_FILTERS: 'none',
+  });
   const baselines = baselineMain
     ? await Promise.all(
         (['fast', 'durable'] as const).map(async (mode) => {
@@ -286,6 +293,7 @@ http {
     waitForHttp(`http://127.0.0.1:${plainPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${durablePort}/healthz`),
     waitForHttp(`http://127.0.0.1:${unfilteredPort}/healthz`),
+    waitForHttp(`http://127.0.0.1:${barePort}/healthz`),
     waitForHttp(`http://127.0.0.1:${sinkPort}/`),
     ...baselines.map((b) => waitForHttp(`http://127.0.0.1:${b.port}/healthz`)),
     ...peers.map((p) => waitForHttp(p.url)),
@@ -330,6 +338,7 @@ http {
       url: `http://127.0.0.1:${unfilteredPort}/monitoring`,
       pid: unfiltered.pid as number,
     },
+    { name: 'relay (fast, all off)', url: `http://127.0.0.1:${barePort}/monitoring`, pid: bare.pid as number },
     ...baselines.map(({ name, url, pid }) => ({ name, url, pid })),
   ].filter((c) => !only || only.some((part) => c.name.includes(part)));
   console.log(

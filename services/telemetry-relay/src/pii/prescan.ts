@@ -5,7 +5,7 @@
 // A hit only means "parse and walk"; the rules decide. Costs measured in docs/decisions/012-data-scrubbing-as-relay.md
 // and 021-sampled-key-word-scan.md.
 
-import { hasWord, tableable, wordTable } from './byte-scan.ts';
+import { hasWord, type TableWord, tableable, wordTable } from './byte-scan.ts';
 
 /** The default rules' key words, lower-case (matched case-insensitively). */
 export const TRIGGER_WORDS = [
@@ -84,22 +84,43 @@ export function createTextCheck(words: readonly string[]): (text: string) => boo
 /** ſ and K (Kelvin) fold to s and k in Relay's (and our rules') Unicode case-insensitive matching: their UTF-8 bytes. */
 const FOLDING = [Buffer.from('\u017f').toString('latin1'), Buffer.from('\u212a').toString('latin1')];
 
-/** `text`: the bytes decoded as latin1, when the caller has them already (pipeline/item-text.ts shares one decode). */
-export function createPrescan(words: readonly string[]): (bytes: Buffer, text?: string) => boolean {
-  // Key words by a sampling byte scan (byte-scan.ts); a word no table holds by its own regex, as before.
-  const tabled = words.filter(tableable);
-  const table = tabled.length > 0 ? wordTable(tabled) : undefined;
+/**
+ * A prescan: `text` is the bytes decoded as latin1, when the caller has them already (pipeline/item-text.ts shares
+ * one decode); `scanned` says the caller has searched the bytes for `scanWords` (byte-scan.ts `foundWords`, in a
+ * pass shared with other stages) and found none, so the prescan does not search for them again.
+ */
+export interface Prescan {
+  (bytes: Buffer, text?: string, scanned?: boolean): boolean;
+  /** What the sampled byte scan looks for: the key words in any case, and anchors in their own case. */
+  readonly scanWords: readonly TableWord[];
+}
+
+/** Anchors the byte scan finds with the key words ('-' is common, so `includes('-----BEGIN')` cost 1.3 µs). */
+const EXACT_ANCHORS = ['-----BEGIN', '\\u00'];
+
+/** The prescan that walks every item (IP addresses and the strict rules match too much for a byte scan). */
+export const ALWAYS: Prescan = Object.assign(() => true, { scanWords: [] });
+
+export function createPrescan(words: readonly string[]): Prescan {
+  // Key words and anchors by a sampling byte scan (byte-scan.ts); a word no table holds by its own regex, as before.
+  const scanWords: TableWord[] = [
+    ...words.filter(tableable).map((text) => ({ text })),
+    ...EXACT_ANCHORS.map((text) => ({ text, exact: true })),
+  ];
+  const table = wordTable(scanWords);
   const keyWords = compileWords(words.filter((word) => !tableable(word)));
-  return (bytes, text = bytes.toString('latin1')) => {
-    if (table && hasWord(bytes, table)) return true;
+  const prescan = (bytes: Buffer, text = bytes.toString('latin1'), scanned = false) => {
+    if (!scanned && hasWord(bytes, table)) return true;
     // latin1: one byte a character, the cheapest string to scan; every anchor is ASCII.
     for (const re of keyWords) if (re.test(text)) return true;
     if (CARD.test(text)) return true;
     for (const re of SSN_IBAN) if (re.test(text)) return true;
-    // `\u00XX` could spell any trigger; `\/` (PHP's json_encode writes it) could hide the `//` of URL credentials.
-    if (text.includes('-----BEGIN') || text.includes('\\u00') || text.includes('\\/')) return true;
+    // `\u00XX` could spell any trigger (in the scan); `\/` (PHP's json_encode writes it) could hide the `//` of
+    // URL credentials.
+    if (text.includes('\\/')) return true;
     for (const letter of FOLDING) if (text.includes(letter)) return true;
     // "@" is rare in events (a release like shop@1.4.2): look only around each one.
     return atMayMatch(text);
   };
+  return Object.assign(prescan, { scanWords });
 }

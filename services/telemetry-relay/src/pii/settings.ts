@@ -13,7 +13,7 @@ import {
   US_SSN,
   USER_PATH,
 } from './patterns.ts';
-import { createPrescan, createTextCheck, TRIGGER_WORDS } from './prescan.ts';
+import { ALWAYS, createPrescan, createTextCheck, type Prescan, TRIGGER_WORDS } from './prescan.ts';
 import { parseSelector, type Selector } from './selector.ts';
 import type { StringRule } from './strings.ts';
 
@@ -57,7 +57,7 @@ export interface CompiledScrub {
   strict: boolean;
   safe: readonly Selector[];
   /** A cheap test over an item's bytes: false proves none of the rules can match (see prescan.ts). */
-  prescan: (bytes: Buffer, text?: string) => boolean;
+  prescan: Prescan;
   /** The same for one key or string value; undefined when every value must see the rules (IP, strict). */
   mayMatch: ((text: string) => boolean) | undefined;
 }
@@ -126,7 +126,7 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
       .filter((f) => f !== '')
       .map(parseSelector),
     // IP addresses and the strict rules match too much for a byte scan to rule out: every item is walked.
-    prescan: settings.scrubIpAddresses || strict ? () => true : createPrescan([...TRIGGER_WORDS, ...sensitive]),
+    prescan: settings.scrubIpAddresses || strict ? ALWAYS : createPrescan([...TRIGGER_WORDS, ...sensitive]),
     mayMatch: settings.scrubIpAddresses || strict ? undefined : createTextCheck([...TRIGGER_WORDS, ...sensitive]),
   };
 }

@@ -3,7 +3,10 @@ import { createPrefilter } from '@app/telemetry-rules/prefilter';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
+import { tableable } from '../pii/byte-scan.ts';
 import type { Discarded } from '../types.ts';
+import { ScanPlan } from './item-scan.ts';
+import { ItemTexts } from './item-text.ts';
 import { parsedPayload } from './parsed-event.ts';
 
 // Stage 6: drop error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
@@ -19,12 +22,16 @@ export interface FilterResult {
   discarded: Discarded[];
 }
 
-export function createFilter(rules: readonly IgnoreRule[]): (envelope: Envelope) => FilterResult {
-  const mayMatch = createPrefilter(rules);
-  return (envelope) => {
+/** `plan`: the byte scan shared with the other stages (item-scan.ts), when the caller runs them all. */
+export function createFilter(
+  rules: readonly IgnoreRule[],
+  plan = new ScanPlan(),
+): (envelope: Envelope, texts?: ItemTexts) => FilterResult {
+  const mayMatch = createRulePrefilter(rules, plan);
+  return (envelope, texts = new ItemTexts()) => {
     const droppedEvents: Array<{ item: EnvelopeItem; rule: string }> = [];
     for (const item of envelope.items) {
-      if (item.type !== 'event' || rules.length === 0 || !mayMatch(item.payload)) continue;
+      if (item.type !== 'event' || rules.length === 0 || !mayMatch(item, texts)) continue;
       if (exceedsDepth(item.payload, 0, item.payload.length, RELAY_MAX_JSON_DEPTH)) {
         throw new RelayError(
           'malformed',
@@ -57,5 +64,26 @@ export function createFilter(rules: readonly IgnoreRule[]): (envelope: Envelope)
       discarded.push({ reason: 'filtered', category: 'attachment_item', quantity: attachmentCount });
     }
     return { items: envelope.items.filter((item) => !droppedItems.has(item)), dropped, discarded };
+  };
+}
+
+/**
+ * The prefilter of @app/telemetry-rules (which still checks the rules), answered on the latin1 decode the stages
+ * share, its ASCII literals in the shared scan: a byte string occurs in the bytes exactly when its latin1 decode
+ * occurs in theirs.
+ */
+export function createRulePrefilter(
+  rules: readonly IgnoreRule[],
+  plan: ScanPlan,
+): (item: EnvelopeItem, texts: ItemTexts) => boolean {
+  createPrefilter(rules);
+  const literals = rules.flatMap((rule) => rule.literals).map((l) => Buffer.from(l, 'utf8').toString('latin1'));
+  const scanned = plan.add(literals.filter(tableable).map((text) => ({ text, exact: true })));
+  const others = ['\\u', ...literals.filter((literal) => !tableable(literal))];
+  return (item, texts) => {
+    if (scanned !== 0 && (texts.found(item, plan) & scanned) !== 0) return true;
+    const text = texts.of(item);
+    for (const literal of others) if (text.includes(literal)) return true;
+    return false;
   };
 }

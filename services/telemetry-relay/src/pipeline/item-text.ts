@@ -1,12 +1,17 @@
 import type { EnvelopeItem } from '../envelope/types.ts';
+import type { ScanPlan } from './item-scan.ts';
 
-// One latin1 decode per item for one envelope's byte scans (inbound-filter gate, then scrub prescan): each decode
-// is a new string as long as the payload. Not a WeakMap (like parsed-event.ts): a WeakMap entry per envelope cost
-// more than the decode it saved (docs/decisions/012, addendum). Created per envelope and dropped with it.
+// One latin1 decode and one shared byte scan (item-scan.ts) per item for one envelope's stages (ignore rules,
+// inbound-filter gate, scrub prescan): each decode is a new string as long as the payload. Not a WeakMap (like
+// parsed-event.ts): a WeakMap entry per envelope cost more than the decode it saved (docs/decisions/012, addendum).
+// Created per envelope and dropped with it.
 
 export class ItemTexts {
   #item: EnvelopeItem | undefined;
   #text = '';
+  #scanned: EnvelopeItem | undefined;
+  #plan: ScanPlan | undefined;
+  #found = 0;
 
   /** The item's payload one byte a character: every anchor the scans look for is ASCII. */
   of(item: EnvelopeItem): string {
@@ -16,5 +21,15 @@ export class ItemTexts {
       this.#item = item;
     }
     return this.#text;
+  }
+
+  /** `plan.found` of the item's payload, once per item and plan (one slot, as `of`). */
+  found(item: EnvelopeItem, plan: ScanPlan): number {
+    if (item !== this.#scanned || plan !== this.#plan) {
+      this.#found = plan.found(item.payload);
+      this.#scanned = item;
+      this.#plan = plan;
+    }
+    return this.#found;
   }
 }

@@ -3,6 +3,7 @@ import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import { compileScrub, type Hit, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
+import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
 
 // Stage 6b (after filter, before identity): data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
@@ -24,14 +25,16 @@ export interface ScrubLimits {
   maxEnvelopeBytes: number;
 }
 
-/** undefined when the settings scrub nothing. */
+/** undefined when the settings scrub nothing. `plan`: the byte scan shared with the other stages (item-scan.ts). */
 export function createScrubber(
   settings: ScrubSettings,
   limits: ScrubLimits,
+  plan = new ScanPlan(),
 ): ((items: EnvelopeItem[], envelopeBytes: number, texts?: ItemTexts) => ScrubResult) | undefined {
   const compiled = compileScrub(settings);
   if (!compiled) return undefined;
   const { prescan } = compiled;
+  const scanned = plan.add(prescan.scanWords);
   return (items, envelopeBytes, texts = new ItemTexts()) => {
     let out: EnvelopeItem[] | undefined;
     let hits = NO_HITS;
@@ -40,7 +43,8 @@ export function createScrubber(
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as EnvelopeItem;
       if (!SCRUBBED_TYPES.has(item.type)) continue;
-      if (!prescan(item.payload, texts.of(item))) continue;
+      const found = scanned !== 0 && (texts.found(item, plan) & scanned) !== 0;
+      if (!found && !prescan(item.payload, texts.of(item), scanned !== 0)) continue;
       const scrubbed = scrubItem(item, compiled);
       if (!scrubbed) continue;
       if (scrubbed.item.payload.length > limits.maxEventItemBytes) {

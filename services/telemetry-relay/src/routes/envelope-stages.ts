@@ -9,6 +9,7 @@ import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-rep
 import { createFilter } from '../pipeline/filter.ts';
 import { identityHeaders } from '../pipeline/identity.ts';
 import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
+import { ScanPlan } from '../pipeline/item-scan.ts';
 import { ItemTexts } from '../pipeline/item-text.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { createScrubber } from '../pipeline/scrub.ts';
@@ -39,9 +40,10 @@ export type EnvelopeStages = (
 
 export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const { config, metrics, rateLimits, delivery, outcomes } = options;
-  const filter = createFilter(config.ignoreRules);
-  const inboundFilter = createInboundFilters(config.inboundFilters);
-  const scrub = createScrubber(config.scrub, config.limits);
+  const plan = new ScanPlan(); // one byte scan per item for the words of all three stages
+  const filter = createFilter(config.ignoreRules, plan);
+  const inboundFilter = createInboundFilters(config.inboundFilters, plan);
+  const scrub = createScrubber(config.scrub, config.limits, plan);
   const scrubbed = counting(metrics.scrubbed);
   const accepted = counting(metrics.accepted);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
@@ -75,9 +77,9 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
         rateLimits.headers(dsn.key),
       );
     }
-    const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items });
+    const texts = new ItemTexts(); // one latin1 decode and one byte scan per item for the three stages
+    const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items }, texts);
     for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
-    const texts = new ItemTexts(); // one latin1 decode per item for the gate and the prescan
     const inbound = inboundFilter(filtered.items, texts);
     for (const { type, reason } of inbound.dropped) metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
 

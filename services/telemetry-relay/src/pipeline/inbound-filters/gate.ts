@@ -1,3 +1,7 @@
+import type { EnvelopeItem } from '../../envelope/types.ts';
+import { tableable } from '../../pii/byte-scan.ts';
+import type { ScanPlan } from '../item-scan.ts';
+import type { ItemTexts } from '../item-text.ts';
 import type { FilteredKind, InboundFilter } from './types.ts';
 
 // The gate: before an item is parsed, the string values under the few keys the filters read (an exception's value,
@@ -72,12 +76,20 @@ function someValue(text: string, key: string, found: (value: string) => boolean)
   return false;
 }
 
-/** May any of `filters` match this payload (so it must be parsed)? */
-/** Takes the payload decoded as latin1 (pipeline/item-text.ts: one decode shared with the scrub prescan). */
-export function createGate(filters: readonly InboundFilter[]): (text: string) => boolean {
+/**
+ * May any of `filters` match this item (so it must be parsed)? The needles are searched in the scan `plan` shares
+ * with the other stages; the payload's latin1 decode too is shared (pipeline/item-text.ts).
+ */
+export function createGate(
+  filters: readonly InboundFilter[],
+  plan: ScanPlan,
+): (item: EnvelopeItem, texts: ItemTexts) => boolean {
   if (filters.length === 0) return () => false;
   if (filters.some((filter) => filter.keys.length === 0 && !filter.needles)) return () => true;
-  const needles = filters.flatMap((filter) => filter.needles ?? []);
+  const allNeedles = filters.flatMap((filter) => filter.needles ?? []);
+  // ASCII needles (all of today's): in their own case, as `includes` finds them.
+  const scanned = plan.add(allNeedles.filter(tableable).map((text) => ({ text, exact: true })));
+  const needles = allNeedles.filter((needle) => !tableable(needle));
   const byKey = new Map<string, InboundFilter[]>();
   for (const filter of filters) {
     for (const key of filter.keys) byKey.set(key, [...(byKey.get(key) ?? []), filter]);
@@ -95,8 +107,10 @@ export function createGate(filters: readonly InboundFilter[]): (text: string) =>
     }
     return verdict;
   };
-  return (text) => {
+  return (item, texts) => {
+    const text = texts.of(item);
     if (text.includes('\\u')) return true;
+    if (scanned !== 0 && (texts.found(item, plan) & scanned) !== 0) return true;
     for (const needle of needles) if (text.includes(needle)) return true;
     for (const [key, judges] of byKey) {
       let previous: string | undefined;

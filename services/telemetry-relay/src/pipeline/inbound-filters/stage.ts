@@ -2,6 +2,7 @@ import { itemCategory } from '../../envelope/categories.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../../envelope/json-depth.ts';
 import type { EnvelopeItem } from '../../envelope/types.ts';
 import type { Discarded } from '../../types.ts';
+import { ScanPlan } from '../item-scan.ts';
 import { ItemTexts } from '../item-text.ts';
 import { parsedPayload } from '../parsed-event.ts';
 import { asObject } from './event-fields.ts';
@@ -26,23 +27,25 @@ export interface InboundFilterResult {
 const NONE_DROPPED: InboundFilterResult['dropped'] = Object.freeze([]) as unknown as InboundFilterResult['dropped'];
 const NONE_DISCARDED: Discarded[] = Object.freeze([]) as unknown as Discarded[];
 
-type Judge = { filters: InboundFilter[]; mayMatch: (text: string) => boolean };
+type Judge = { filters: InboundFilter[]; mayMatch: (item: EnvelopeItem, texts: ItemTexts) => boolean };
 
+/** `plan`: the byte scan shared with the other stages (item-scan.ts), when the caller runs them all. */
 export function createInboundFilters(
   settings: InboundFilterSettings,
+  plan = new ScanPlan(),
 ): (items: EnvelopeItem[], texts?: ItemTexts) => InboundFilterResult {
   const filters = enabledFilters(settings);
   const judges = new Map<FilteredKind, Judge>();
   for (const kind of ['event', 'transaction', 'security'] as const) {
     const own = filters.filter((filter) => filter.kinds.includes(kind));
-    if (own.length > 0) judges.set(kind, { filters: own, mayMatch: createGate(own) });
+    if (own.length > 0) judges.set(kind, { filters: own, mayMatch: createGate(own, plan) });
   }
 
   /** The id of the first filter that drops `item`, if any. */
   const verdict = (item: EnvelopeItem, texts: ItemTexts): string | undefined => {
     const kind = filteredKind(item.type);
     const judge = kind && judges.get(kind);
-    if (!judge?.mayMatch(texts.of(item))) return undefined;
+    if (!judge?.mayMatch(item, texts)) return undefined;
     // Deeper than Sentry's parser allows: not ours to judge (upstream refuses it).
     if (exceedsDepth(item.payload, 0, item.payload.length, RELAY_MAX_JSON_DEPTH)) return undefined;
     const parsed = asObject(parsedPayload(item));
