@@ -20,7 +20,7 @@ export interface LoadShedding {
   /** Requests being answered at once; one more is answered 503 at once (static assets and probes not counted). */
   maxInFlight: number;
   maxEventLoopDelayMs: number;
-  /** Milliseconds the current loop turn has spent reading requests; a request read later is refused (loop-turn.ts). */
+  /** CPU milliseconds the current loop turn has spent on requests; a request read later is refused (loop-turn.ts). */
   maxTurnWaitMs: number;
   maxHeapUsedBytes: number;
   maxRssBytes: number;
