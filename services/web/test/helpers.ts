@@ -13,7 +13,7 @@ export const fakeAssets: Assets = {
 /** The service for a whole file or block: built in beforeAll, closed in afterAll. */
 export async function testApp(env: Record<string, string> = {}, options: Partial<BuildOptions> = {}): Promise<WebApp> {
   // Load shedding off unless a test turns it on: a test worker's event loop lags whenever a neighbour compiles.
-  const defaults = { LOG_LEVEL: 'silent', DIAGNOSTICS: '1', SHED_EVENT_LOOP_DELAY_MS: '0' };
+  const defaults = { LOG_LEVEL: 'silent', DIAGNOSTICS: '1', SHED_EVENT_LOOP_DELAY_MS: '0', SHED_TURN_WAIT_MS: '0' };
   const web = await buildApp(loadConfig({ ...defaults, ...env }), { assets: fakeAssets, ...options });
   await web.app.ready();
   return web;

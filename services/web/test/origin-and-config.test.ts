@@ -63,6 +63,7 @@ describe('config', () => {
     expect(loadConfig({}, limit, 1).loadShedding).toEqual({
       maxInFlight: 32,
       maxEventLoopDelayMs: 250,
+      maxTurnWaitMs: 250,
       retryAfterSeconds: 5,
       ...memory,
     });

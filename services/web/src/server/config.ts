@@ -104,6 +104,7 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
         max: 1_000_000,
       }),
       maxEventLoopDelayMs: reader.integer('SHED_EVENT_LOOP_DELAY_MS', 250, { min: 0, max: 60_000 }),
+      maxTurnWaitMs: reader.integer('SHED_TURN_WAIT_MS', 250, { min: 0, max: 60_000 }),
       maxHeapUsedBytes: reader.integer('SHED_HEAP_USED_BYTES', defaultShare(memoryLimit, HEAP_SHARE), LIMIT_RANGE),
       maxRssBytes: reader.integer('SHED_RSS_BYTES', defaultShare(memoryLimit, RSS_SHARE), LIMIT_RANGE),
       retryAfterSeconds: reader.integer('SHED_RETRY_AFTER_SECONDS', 5, { min: 1, max: 3_600 }),

@@ -11,6 +11,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } fro
 import type { Lane, Readiness } from '@app/service-kit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { turnClock } from './loop-turn.ts';
 import type { Metrics } from './metrics.ts';
 import { isProbeOrAsset } from './service-paths.ts';
 
@@ -19,6 +20,8 @@ export interface LoadShedding {
   /** Requests being answered at once; one more is answered 503 at once (static assets and probes not counted). */
   maxInFlight: number;
   maxEventLoopDelayMs: number;
+  /** CPU milliseconds the current loop turn has spent on requests; a request read later is refused (loop-turn.ts). */
+  maxTurnWaitMs: number;
   maxHeapUsedBytes: number;
   maxRssBytes: number;
   retryAfterSeconds: number;
@@ -96,13 +99,19 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
   };
 
   let inFlight = 0;
+  const turnWaited = turnClock();
   const release = () => {
     inFlight--;
   };
   /** Counts `req` in flight, or marks it refused (and done with, for Sentry) with the threshold it crossed. */
   const decide = (req: Decided, res: ServerResponse): void => {
     if (exempt(req.url)) return;
-    const reason = limits.maxInFlight > 0 && inFlight >= limits.maxInFlight ? 'inFlight' : pressure();
+    const reason =
+      limits.maxInFlight > 0 && inFlight >= limits.maxInFlight
+        ? 'inFlight'
+        : limits.maxTurnWaitMs > 0 && turnWaited() > limits.maxTurnWaitMs
+          ? 'turnWait'
+          : pressure();
     if (reason !== undefined) {
       req[REFUSED] = refusalFor(reason);
       req[SENTRY_INSTRUMENTED] = true;

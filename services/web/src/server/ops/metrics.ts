@@ -49,7 +49,7 @@ export function createMetrics(build: BuildInfo = { version: 'dev', revision: 'un
     }),
     shedRequests: new Counter({
       name: 'web_shed_requests_total',
-      help: 'Requests answered 503 by load shedding, by the threshold crossed (eventLoopDelay, heapUsedBytes, rssBytes)',
+      help: 'Requests answered 503 by load shedding, by the threshold crossed (inFlight, turnWait, eventLoopDelay, heapUsedBytes, rssBytes)',
       labelNames: ['reason'],
       registers: [registry],
     }),
