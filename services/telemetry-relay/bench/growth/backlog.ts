@@ -50,6 +50,8 @@ interface Drain {
   liveP99: number;
   liveRate: number;
   peakRss: number;
+  /** The longest the relay's event loop was blocked while the backlog drained, ms (bench/loop-probe.ts). */
+  longestBlock: number;
   /** [seconds since upstream came back, share of the backlog's bytes still spooled]. */
   curve: Array<[number, number]>;
 }
@@ -84,6 +86,16 @@ function p99Between(file: string, from: number, to: number): number {
   return latencies[Math.floor(latencies.length * 0.99)] ?? Number.NaN;
 }
 
+/** The longest event-loop block (over 5 ms) that ended between `from` and `to`, from bench/loop-probe.ts's file. */
+function longestBlock(file: string, from: number, to: number): number {
+  const blocks = readFileSync(file, { encoding: 'utf8', flag: 'a+' })
+    .split('\n')
+    .map((line) => line.split(' ').map(Number))
+    .filter(([at, ms]) => at !== undefined && at >= from && at <= to && ms !== undefined)
+    .map(([, ms]) => ms as number);
+  return Math.max(0, ...blocks);
+}
+
 /** fixed-rate.ts on CPU 1 for `seconds`; resolves with its summary once it has ended. */
 function liveLoad(url: string, bodyFile: string, rate: number, seconds: number, latencyFile: string) {
   const args = [process.execPath, join(benchDir, 'fixed-rate.ts'), url, bodyFile, String(rate), String(seconds)];
@@ -109,11 +121,13 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
   const port = await o.freePort();
   const origin = `http://127.0.0.1:${port}`;
   const url = `${origin}/monitoring`;
-  const most = String(Math.max(1000, o.small * 2));
+  const most = String(o.small * 2 + 100_000); // the backlog, and live traffic spooled meanwhile
+  const probeFile = join(o.work, 'loop-backlog.txt');
   const relay = launch(
     '0',
-    [process.execPath, relayMain],
+    [process.execPath, '--import', join(benchDir, 'loop-probe.ts'), relayMain],
     relayEnv(port, dsn, join(o.work, 'spool-backlog'), {
+      LOOP_PROBE_FILE: probeFile,
       SPOOL_MODE: 'durable',
       SPOOL_MAX_ENVELOPES: most,
       SPOOL_PER_CLIENT_ENVELOPES: most,
@@ -198,20 +212,22 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
       noticeSeconds: (noticed - back) / 1000,
       drainSeconds: (drained - back) / 1000,
       liveP99: p99Between(latencyFile, back, Number.isNaN(drained) ? Date.now() : drained),
+      longestBlock: longestBlock(probeFile, back, Number.isNaN(drained) ? Date.now() : drained),
       liveRate: rate,
       peakRss: peakRssMib(pid),
       curve,
     };
     drains.push(drain);
     const left = curve.at(-1)?.[1] ?? Number.NaN;
+    const spooledAfter = await gauge(origin, 'relay_spool_envelopes');
     console.log(
-      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live p99 ${drain.liveP99.toFixed(1)} ms (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, errors ${summary.errors}, non-2xx ${summary.non2xx}); peak RSS ${drain.peakRss.toFixed(0)} MiB`,
+      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live p99 ${drain.liveP99.toFixed(1)} ms (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, errors ${summary.errors}, non-2xx ${summary.non2xx}; ${spooledAfter} envelopes spooled as it ended); longest event-loop block ${drain.longestBlock.toFixed(0)} ms; peak RSS ${drain.peakRss.toFixed(0)} MiB`,
     );
     await waitForDrain(origin, quietPeak);
   }
   await stop(relay);
   await stop(sink as ChildProcess);
-  return backlogReport(drains, quietP99, capacity);
+  return backlogReport(drains, quietP99, capacity, errorEnvelope(dsn).length);
 }
 
 /** Between backlogs: the rest of the spool goes, so the next starts from the same place. */
@@ -219,7 +235,7 @@ async function waitForDrain(origin: string, level: number): Promise<void> {
   for (let i = 0; i < 600 && (await gauge(origin, 'relay_spool_bytes')) > level; i++) await sleep(POLL_MS);
 }
 
-function backlogReport(drains: readonly Drain[], quietP99: number, capacity: number): string {
+function backlogReport(drains: readonly Drain[], quietP99: number, capacity: number, liveBytes: number): string {
   const rows: Cell[][] = drains.map((d) => {
     const perSecond = d.count / d.drainSeconds;
     return [
@@ -231,9 +247,11 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
       (perSecond * d.bytes) / d.count / 1048576,
       d.liveRate,
       perSecond / d.liveRate,
+      (perSecond * d.bytes) / d.count / (d.liveRate * liveBytes),
       d.liveP99,
       quietP99,
       d.liveP99 / quietP99,
+      d.longestBlock,
       d.peakRss,
     ];
   });
@@ -257,9 +275,11 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
         'drain MiB/s',
         'live env/s',
         'drain × live',
+        'bytes × live',
         'live p99 ms',
         'quiet p99 ms',
         'p99 × quiet',
+        'loop block ms',
         'peak RSS MiB',
       ],
       rows,

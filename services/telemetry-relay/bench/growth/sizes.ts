@@ -13,6 +13,7 @@ import {
   relayEnv,
   relayMain,
   resetPeak,
+  stop,
   type WrkCounts,
   waitForHttp,
   wrk,
@@ -60,7 +61,7 @@ export async function sizeSweep(o: SizesOptions): Promise<string> {
       });
       const child = launch('0', [process.execPath, relayMain], env);
       await waitForHttp(`http://127.0.0.1:${port}/healthz`);
-      return { name: `relay (${mode})`, url: `http://127.0.0.1:${port}/monitoring`, pid: child.pid as number };
+      return { name: `relay (${mode})`, url: `http://127.0.0.1:${port}/monitoring`, pid: child.pid as number, child };
     }),
   );
   const specs = fastifyPeers(o.sinkOrigin, [await o.freePort(), await o.freePort()]);
@@ -70,7 +71,7 @@ export async function sizeSweep(o: SizesOptions): Promise<string> {
       const child = launch('0', [process.execPath, spec.script], spec.env);
       const url = `http://127.0.0.1:${spec.env.PORT}${spec.path}`;
       await waitForHttp(url);
-      return { name: spec.name, url, pid: child.pid as number };
+      return { name: spec.name, url, pid: child.pid as number, child };
     }),
   );
   const contenders: Contender[] = [
@@ -118,6 +119,7 @@ export async function sizeSweep(o: SizesOptions): Promise<string> {
       });
     }
   }
+  await Promise.all([...relays, ...peers].map(({ child }) => stop(child))); // the next sweep has the CPU alone
   return sizeReport(o, contenders, points);
 }
 
