@@ -78,7 +78,9 @@ const durationMs = (text: string | undefined) => {
 
 /** wrk on CPU 1 posting `bodyFile` to `url` over `connections` for `seconds` (bench/post.lua). */
 export function wrk(url: string, bodyFile: string, connections: number, seconds: number): WrkCounts {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency'];
+  // A request still unanswered at half the round counts as an error (a timeout), not as silently missing.
+  const timeout = `${Math.max(1, Math.floor(seconds / 2))}s`;
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', timeout, '--latency'];
   const output = execFileSync(
     tool('taskset'),
     ['-c', '1', tool('wrk'), ...args, '-s', join(benchDir, 'post.lua'), url, '--', bodyFile],
