@@ -1,7 +1,8 @@
 // Open-loop load at a fixed rate (wrk cannot hold a rate): requests leave on schedule whether or not earlier ones
 // have been answered, and latency counts from the scheduled time, so a stall shows up instead of slowing the load
-// down (no coordinated omission). Prints one JSON line.
-import { readFileSync } from 'node:fs';
+// down (no coordinated omission). Prints one JSON line; with LATENCY_FILE, also every request's `<epoch ms
+// scheduled> <latency ms>` (the growth bench takes a p99 over part of the run).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
 const [url = '', bodyFile = '', rateText = '1000', secondsText = '10'] = process.argv.slice(2);
@@ -14,6 +15,7 @@ const target = new URL(url);
 const pool = new Pool(target.origin, { connections: 32, keepAliveTimeout: 60_000 });
 
 const latencies: number[] = [];
+const timeline: string[] | undefined = process.env.LATENCY_FILE ? [] : undefined;
 let errors = 0;
 let non2xx = 0;
 const pending = new Set<Promise<void>>();
@@ -39,6 +41,9 @@ await new Promise<void>((resolve) => {
           await response.body.dump();
           if (response.statusCode >= 300) non2xx++;
           latencies.push(performance.now() - scheduled);
+          timeline?.push(
+            `${(performance.timeOrigin + scheduled).toFixed(0)} ${(performance.now() - scheduled).toFixed(2)}`,
+          );
         })
         .catch(() => {
           errors++;
@@ -53,6 +58,7 @@ await new Promise<void>((resolve) => {
 });
 await Promise.all(pending);
 const elapsed = (performance.now() - start) / 1000;
+if (timeline) writeFileSync(process.env.LATENCY_FILE as string, `${timeline.join('\n')}\n`);
 latencies.sort((a, b) => a - b);
 const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
 process.stdout.write(

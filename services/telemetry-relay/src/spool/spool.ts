@@ -36,6 +36,8 @@ export interface LeaseRequest {
   maxRows: number;
   /** Most `memoryBytes` the leased rows may add up to; the first row that would not fit ends the lease. */
   maxBytes: number;
+  /** Most body bytes (`size`) the rows after the first may add up to: what one lease puts on the wire at once. */
+  maxSize?: number;
   /** Rows accepted before this are deleted instead (`expired`). */
   expireBefore?: number;
   /** Rows whose destination this refuses are deleted instead (`notAllowed`). */
@@ -134,7 +136,7 @@ export function openSpool(options: SpoolOptions): Spool {
   const removed = `RETURNING ${SIZE} AS size, body_file AS file, next_attempt_at AS next, client`;
   const deleteRow = db.prepare(`DELETE FROM envelopes WHERE id = ? ${removed}`);
   const selectDue = db.prepare(
-    `SELECT id, accepted_at, url, dsn_key, ${MEMORY} AS memory FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
+    `SELECT id, accepted_at, url, dsn_key, ${MEMORY} AS memory, ${SIZE} AS size FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
   );
   const selectRow = db.prepare(
     `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, client, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
@@ -226,11 +228,12 @@ export function openSpool(options: SpoolOptions): Spool {
       if (ids.length === 0) return 0;
       return removeCommitted((unlink) => ids.reduce((sum, id) => sum + removeAll(deleteRow, id, unlink), 0));
     },
-    lease({ now, maxRows, maxBytes, expireBefore, isAllowed }) {
+    lease({ now, maxRows, maxBytes, maxSize = Number.POSITIVE_INFINITY, expireBefore, isAllowed }) {
       if (unleased === 0 || maxRows <= 0 || maxBytes <= 0) return nothing;
       return removeCommitted((unlink) => {
         const due = selectDue.all(now, maxRows) as unknown as Row[];
         const lease: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
+        let size = 0;
         for (const candidate of due) {
           const id = Number(candidate.id);
           if (expireBefore !== undefined && Number(candidate.accepted_at) < expireBefore) {
@@ -240,6 +243,8 @@ export function openSpool(options: SpoolOptions): Spool {
           } else {
             const memory = Number(candidate.memory);
             if (lease.bytes + memory > maxBytes) break; // oldest first: what follows waits its turn
+            if (lease.rows.length > 0 && size + Number(candidate.size) > maxSize) break;
+            size += Number(candidate.size);
             lease.rows.push(toRecord(selectRow.get(id) as unknown as Row));
             setLeased.run(LEASED, id);
             lease.bytes += memory;

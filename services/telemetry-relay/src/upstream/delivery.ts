@@ -61,6 +61,8 @@ interface Job extends Attempt {
   charge: number;
   /** Fast mode: the envelope exists only in memory (it counts against the spool's bounds, spooled at shutdown). */
   memoryOnly: boolean;
+  /** A replayed row's body bytes, counted in `replayingBytes` until the job ends. */
+  replaying?: number;
 }
 
 const REPLAY_TICK_MS = 200;
@@ -86,6 +88,12 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   let active = 0;
   /** Bytes charged by jobs (bounded by maxMemoryBytes and by the budget). */
   let heldBytes = 0;
+  /**
+   * Body bytes of replayed rows being sent, bounded by maxMemoryBytes too: a file row costs little memory, and 200
+   * spooled 10 MiB envelopes sent at once finished together after 13 s, acknowledged none before, and held live
+   * traffic's p99 at 60× (docs/benchmarks.md, "How the relay grows").
+   */
+  let replayingBytes = 0;
   let memoryOnlyBytes = 0;
   let memoryOnlyCount = 0;
   /** Fast mode's memory-only envelopes by client, beside what the spool keeps of each (spool.heldBy). */
@@ -119,6 +127,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     inFlight.add(done);
   };
   const release = (job: Job) => {
+    replayingBytes -= job.replaying ?? 0;
+    job.replaying = 0;
     if (job.charge > 0) {
       budget.release(job.charge);
       heldBytes -= job.charge;
@@ -160,12 +170,14 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Leases as many due rows as the free memory holds (rows past their age or destination are dropped). */
   const replay = (maxRows: number) => {
     const maxBytes = Math.min(budget.limit - budget.used, options.maxMemoryBytes - heldBytes);
-    if (maxBytes <= 0) return; // replay waits until bytes are free
+    const maxSize = options.maxMemoryBytes - replayingBytes;
+    if (maxBytes <= 0 || maxSize <= 0) return; // replay waits until bytes are free
     const now = Date.now();
     const lease = spool.lease({
       now,
       maxRows,
       maxBytes,
+      maxSize,
       expireBefore: now - options.maxAgeMs,
       isAllowed: options.isAllowedDestination,
     });
@@ -177,7 +189,10 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       return;
     }
     heldBytes += lease.bytes;
-    for (const row of lease.rows) run({ entry: row, id: row.id, charge: row.memoryBytes, memoryOnly: false });
+    for (const row of lease.rows) {
+      replayingBytes += row.size;
+      run({ entry: row, id: row.id, charge: row.memoryBytes, memoryOnly: false, replaying: row.size });
+    }
   };
   const reportDropped = ({ expired, notAllowed }: Pick<Lease, 'expired' | 'notAllowed'>) => {
     if (expired > 0) {

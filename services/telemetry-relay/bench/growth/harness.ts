@@ -1,0 +1,144 @@
+// What the growth sweeps share: child processes they own, wrk runs parsed into counts, /proc readings and the
+// relay's own gauges. Tools (wrk, taskset) are found as bench/run.ts finds them; the default bench installs them.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const benchDir = fileURLToPath(new URL('../', import.meta.url));
+export const relayMain = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const children: ChildProcess[] = [];
+
+export function tool(name: string): string {
+  for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/usr/bin'])) {
+    try {
+      execFileSync('test', ['-x', join(dir, name)]);
+      return join(dir, name);
+    } catch {}
+  }
+  throw new Error(`the growth bench needs ${name} (npm run bench installs wrk and taskset from Debian)`);
+}
+
+/** A child pinned to `cpu`, killed when the bench ends; stderr lines that look like errors are passed on. */
+export function launch(cpu: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(tool('taskset'), ['-c', cpu, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.resume();
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const text = chunk.toString();
+    if (/error|Error/.test(text) && !/FSTDEP|ExperimentalWarning/.test(text)) process.stderr.write(text);
+  });
+  children.push(child);
+  return child;
+}
+
+export function killAll(): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await (await fetch(url)).arrayBuffer();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+      await sleep(100);
+    }
+  }
+}
+
+export interface WrkCounts {
+  /** Answers with a 2xx per second. */
+  okPerSecond: number;
+  p50: number;
+  p99: number;
+  /** Non-2xx answers and socket errors (connect, read, write, timeout) over everything attempted. */
+  errorShare: number;
+}
+
+const durationMs = (text: string | undefined) => {
+  const match = /([\d.]+)(us|ms|s)/.exec(text ?? '');
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+};
+
+/** wrk on CPU 1 posting `bodyFile` to `url` over `connections` for `seconds` (bench/post.lua). */
+export function wrk(url: string, bodyFile: string, connections: number, seconds: number): WrkCounts {
+  // A request still unanswered at half the round counts as an error (a timeout), not as silently missing.
+  const timeout = `${Math.max(1, Math.floor(seconds / 2))}s`;
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', timeout, '--latency'];
+  const output = execFileSync(
+    tool('taskset'),
+    ['-c', '1', tool('wrk'), ...args, '-s', join(benchDir, 'post.lua'), url, '--', bodyFile],
+    { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+  );
+  const count = (re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
+  const requests = count(/(\d+) requests in/);
+  const elapsed = durationMs(/requests in ([\d.]+\w+),/.exec(output)?.[1]) / 1000;
+  const non2xx = count(/Non-2xx or 3xx responses: (\d+)/);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  return {
+    okPerSecond: (requests - non2xx) / elapsed,
+    p50: durationMs(/\s50%\s+(\S+)/.exec(output)?.[1]),
+    p99: durationMs(/\s99%\s+(\S+)/.exec(output)?.[1]),
+    errorShare: (non2xx + socketErrors) / Math.max(1, requests + socketErrors),
+  };
+}
+
+/** Peak resident memory of a process, MiB; `resetPeak` starts a new peak (the kernel's clear_refs 5). */
+export function peakRssMib(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** CPU seconds (user + system) a process has used. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ ticks
+}
+
+export function resetPeak(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {} // not ours to reset (another user): the peak then covers the process's whole life
+}
+
+/** One gauge of the relay's /metrics (Prometheus text), e.g. relay_spool_bytes. */
+export async function gauge(origin: string, name: string): Promise<number> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  const match = new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+export const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** The relay as the image runs it (Dockerfile): 8 MiB semi-spaces, one malloc arena, a fixed mmap threshold. */
+export function relayEnv(port: number, dsn: string, spoolDir: string, extra: Record<string, string> = {}) {
+  return {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ALLOWED_DSNS: dsn,
+    SPOOL_DIR: spoolDir,
+    LOG_LEVEL: 'warn',
+    NODE_OPTIONS: '--max-semi-space-size=8',
+    MALLOC_ARENA_MAX: '1',
+    MALLOC_MMAP_THRESHOLD_: '262144',
+    ...extra,
+  };
+}
