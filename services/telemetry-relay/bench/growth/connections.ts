@@ -37,7 +37,7 @@ function ensureRelayImage(): void {
     execFileSync(
       'docker',
       [
-        ...['build', '-q', '-f', 'services/telemetry-relay/Dockerfile', '--build-arg', `NODE_IMAGE=${baseImage}`],
+        ...['build', '-q', '--target', 'telemetry-relay', '--build-arg', `NODE_IMAGE=${baseImage}`],
         ...['-t', relayImage, '.'],
       ],
       { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, DOCKER_BUILDKIT: '0' } },
