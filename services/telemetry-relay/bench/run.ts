@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@app/test-kit';
+import { passErrors } from './child-output.ts';
 import { errorEnvelope, largeEnvelope } from './envelopes.ts';
 import { fastifyPeers, PEER_DSN, printPeerRatios } from './peers.ts';
 
@@ -72,11 +73,7 @@ function tools(): { wrk: string; nginx: string; taskset: string } {
 
 function launch(command: string, args: string[], env: Record<string, string> = {}): ChildProcess {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.resume();
-  child.stderr?.on('data', (chunk: Buffer) => {
-    const text = chunk.toString();
-    if (/error|Error/.test(text) && !/FSTDEP|ExperimentalWarning/.test(text)) process.stderr.write(text);
-  });
+  passErrors(child);
   children.push(child);
   return child;
 }

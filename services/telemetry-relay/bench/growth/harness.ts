@@ -4,6 +4,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { passErrors } from '../child-output.ts';
 
 export const benchDir = fileURLToPath(new URL('../', import.meta.url));
 export const relayMain = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -25,11 +26,7 @@ export function launch(cpu: string, args: string[], env: Record<string, string> 
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.resume();
-  child.stderr?.on('data', (chunk: Buffer) => {
-    const text = chunk.toString();
-    if (/error|Error/.test(text) && !/FSTDEP|ExperimentalWarning/.test(text)) process.stderr.write(text);
-  });
+  passErrors(child);
   children.push(child);
   return child;
 }
