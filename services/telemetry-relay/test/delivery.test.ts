@@ -156,6 +156,40 @@ describe('delivery: mode × upstream × memory × shutdown', () => {
   });
 });
 
+describe('delivery: a failed send being spooled when shutdown comes', () => {
+  it('keeps exactly one copy of a fast-mode envelope whose body file is still being written', async () => {
+    metrics.registry.resetMetrics();
+    const dir = tempDir('delivery-');
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
+    // The failed send's copy goes to a body file (150 KB); its write outlasts shutdown's wait, as on a loaded disk.
+    let writes = 0;
+    const slowBodies = new Proxy(spool, {
+      get: (target, key) =>
+        key === 'writeBody'
+          ? (body: Buffer) => {
+              const file = target.writeBody(body);
+              writes++;
+              return file && new Promise((resolve) => setTimeout(resolve, 150)).then(() => file);
+            }
+          : Reflect.get(target, key, target),
+    });
+    const budget = watchedBudget(64 * MiB);
+    const forwarder = fakeForwarder(() => 'failed', budget);
+    const delivery = createDelivery(deliveryOptions({ mode: 'fast', spool: slowBodies, forwarder, budget }));
+    const id = 'dup'.padEnd(32, '0');
+    await delivery.accept(entry(id, 150_000));
+    await eventually(() => writes === 1, 5000, 'the failed send to be spooled');
+    await delivery.close(10);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the slow write lands
+    await forwarder.close();
+    spool.close();
+    const reopened = closeAfterTest(openSpool({ dir, sync: 'normal' }));
+    const rows = leaseDue(reopened, Date.now() + 3_600_000, 100);
+    const ids = await Promise.all(rows.map(async (row) => eventIdOf(await readSpooledBody(reopened, row))));
+    expect(ids).toEqual([id]);
+  });
+});
+
 describe('delivery: replay re-checks what the spool holds', () => {
   it('drops rows whose destination is no longer allowed, counted and logged once per batch', async () => {
     metrics.registry.resetMetrics();

@@ -35,6 +35,8 @@ export interface AttemptOptions {
   log: FastifyBaseLogger;
   /** Shutdown has kept a copy of everything in flight: a failure then leaves nothing to do. */
   abandoned(): boolean;
+  /** A failed memory-only envelope's copy is being written to the spool: shutdown must not write a second one. */
+  spooling(attempt: Attempt): void;
 }
 
 /** Held longer than this, an envelope's sent_at is moved forward (Sentry corrects drift from 55 minutes). */
@@ -59,10 +61,13 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
       outage.failed(result, entry.url);
       const attempts = entry.attempts + 1;
       const next = Date.now() + outage.retryDelay(attempts);
-      if (id !== undefined) spool.reschedule(id, attempts, next);
+      if (id !== undefined) {
+        spool.reschedule(id, attempts, next);
+        return undefined;
+      }
       // Only accepted envelopes have no row, and they hold their body.
-      else return writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
-      return undefined;
+      options.spooling(attempt);
+      return writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
     }
     outage.answered(result);
     if (id !== undefined) writer.ack(id);

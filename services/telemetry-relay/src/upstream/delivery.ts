@@ -109,7 +109,13 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Accepted envelopes to send now, in order. */
   const waiting: Job[] = [];
 
-  const attempt = createAttempts({ ...options, writer, outage, abandoned: () => abandoned });
+  const attempt = createAttempts({
+    ...options,
+    writer,
+    outage,
+    abandoned: () => abandoned,
+    spooling: (job) => memoryJobs.delete(job as Job),
+  });
 
   /** Runs one job, counted against the concurrency and awaited by shutdown; its charge is released at the end. */
   const run = (job: Job) => {
