@@ -1,6 +1,6 @@
+// Offline checks of everything under deploy/ and the Dockerfiles/compose file: seconds, no cluster, no image build.
 import { defineProject } from 'vitest/config';
 
-// Offline checks of everything under deploy/ and the Dockerfiles/compose file: seconds, no cluster, no image build.
 export default defineProject({
   test: {
     name: 'deploy',

@@ -1,3 +1,4 @@
+// The end-to-end project: real browsers and containers, one file at a time on the shared 2-core machine.
 import { defineProject } from 'vitest/config';
 
 export default defineProject({

@@ -1,3 +1,4 @@
+// A Vitest reporter that prints the pass/fail/skip count last, where CI logs and scripts can find it.
 import type { Reporter, TestModule } from 'vitest/node';
 
 /**

@@ -1,3 +1,6 @@
+// The cluster exporters' series the dashboard uses, listed so the metric-name checks know the services do not
+// export them.
+
 /**
  * Series the dashboard reads from the cluster's standard exporters, not from the services: each with the exporter
  * that writes it. Outside a cluster (the e2e Prometheus suite) nothing writes them.

@@ -1,3 +1,4 @@
+// The count reporter's last line, on a real Vitest run of a fixture that passes, fails, skips and fails in a hook.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';

@@ -1,3 +1,4 @@
+// The checks CI runs besides the tests, as tests: the pinned Node version, Biome, and tsc over every workspace.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';

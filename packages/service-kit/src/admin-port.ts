@@ -1,3 +1,5 @@
+// The admin port (METRICS_PORT), served from a worker thread so it answers while the main thread is busy, and
+// /healthz fails when the main thread's event loop has stalled.
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';

@@ -1,3 +1,4 @@
+// The `*_build_info` metric every service exports, so a dashboard shows which release and commit are running.
 import { Gauge, type Registry } from 'prom-client';
 
 /** What is running: the release (the image's RELEASE) and the commit (REVISION). */

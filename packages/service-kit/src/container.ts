@@ -1,3 +1,4 @@
+// The memory and CPU the container allows, so defaults (the relay's memory budget, the web's in-flight limit) fit.
 import { readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 

@@ -1,9 +1,7 @@
-/**
- * Typed readers for configuration taken from environment variables.
- *
- * Every reader records a problem instead of throwing, so a bad deployment hears about every wrong variable at once;
- * `done()` then throws one ConfigError naming each variable and what it expected.
- */
+// Typed readers for configuration taken from environment variables.
+//
+// Every reader records a problem instead of throwing, so a bad deployment hears about every wrong variable at once;
+// `done()` then throws one ConfigError naming each variable and what it expected.
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID';

@@ -1,3 +1,4 @@
+// Liveness and readiness for every service: /healthz and /readyz, and draining on shutdown.
 import type { FastifyInstance } from 'fastify';
 
 /**

@@ -1,3 +1,4 @@
+// What every service shares, in one import: configuration, logging, health, the front door, lifecycle, metrics.
 export { type AdminPort, type AdminPortOptions, serveAdminPort } from './admin-port.ts';
 export { type BuildInfo, registerBuildInfo } from './build-info.ts';
 export { containerCpuLimit, containerMemoryLimit } from './container.ts';

@@ -1,3 +1,4 @@
+// Starting and stopping a service: listen, then on SIGTERM/SIGINT drain, close and exit within the grace period.
 import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';

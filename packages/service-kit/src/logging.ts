@@ -1,3 +1,4 @@
+// The logging every service shares: JSON lines with a request id each, secrets redacted, ids clients cannot forge.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';

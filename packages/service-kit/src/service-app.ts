@@ -1,3 +1,4 @@
+// The Fastify instance every service starts from, so request ids, logs and health routes are the same in each.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ServerConfig } from './env.ts';
 import { createReadiness, healthRoutes, type Readiness } from './health.ts';

@@ -1,3 +1,4 @@
+// Matching an error event against the ignore rules exactly as the Sentry SDK's ignoreErrors does.
 import { type IgnoreRule, ignoreRules } from './rules.ts';
 
 /**

@@ -1,3 +1,4 @@
+// A byte search that rules out most payloads before any JSON is parsed for the ignore rules.
 import { Buffer } from 'node:buffer';
 import type { IgnoreRule } from './rules.ts';
 

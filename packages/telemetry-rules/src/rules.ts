@@ -1,13 +1,12 @@
-/**
- * Errors nobody acts on, dropped before they cost quota: by the SDKs (`ignoreErrors`) and again by the relay
- * (which also sees envelopes from SDKs configured elsewhere, or older bundles still open in browsers).
- *
- * A rule's pattern is tested against each candidate text of an error event, as the Sentry SDK does:
- * the event's message, the last exception's value, and "Type: value" of the last exception (see `match.ts`).
- *
- * Redirect and not-found outcomes need no rule: React Router's `redirect()` and `data(…, {status: 404})` are
- * responses the router handles, never reported as errors (e2e/web/telemetry-noise.test.ts shows it).
- */
+// Errors nobody acts on, dropped before they cost quota: by the SDKs (`ignoreErrors`) and again by the relay
+// (which also sees envelopes from SDKs configured elsewhere, or older bundles still open in browsers).
+//
+// A rule's pattern is tested against each candidate text of an error event, as the Sentry SDK does:
+// the event's message, the last exception's value, and "Type: value" of the last exception (see `match.ts`).
+//
+// Redirect and not-found outcomes need no rule: React Router's `redirect()` and `data(…, {status: 404})` are
+// responses the router handles, never reported as errors (e2e/web/telemetry-noise.test.ts shows it).
+
 export interface IgnoreRule {
   /** Stable id, used in metrics and client reports' logs. */
   id: string;

@@ -1,3 +1,6 @@
+// A local stand-in for Sentry's ingestion API (the one part of the system that cannot run here): it accepts
+// `POST /api/<project>/envelope/` like sentry.io does, records every envelope it accepts, and can be told to
+// fail, stall, drop connections or rate-limit, so tests can watch what a relay or an SDK does about it.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -5,12 +8,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { type CapturedItem, type ParsedEnvelope, readEnvelope } from './envelope-reader.ts';
-
-/**
- * A local stand-in for Sentry's ingestion API (the one part of the system that cannot run here): it accepts
- * `POST /api/<project>/envelope/` like sentry.io does, records every envelope it accepts, and can be told to
- * fail, stall, drop connections or rate-limit, so tests can watch what a relay or an SDK does about it.
- */
 
 export type CaptureBehaviour =
   | { kind: 'accept' }

@@ -1,7 +1,5 @@
-/**
- * A deliberately plain reader of Sentry envelopes for the capture server: it trusts its input (the relay under test
- * is what validates) and exists so tests can assert on what arrived upstream item by item.
- */
+// A deliberately plain reader of Sentry envelopes for the capture server: it trusts its input (the relay under test
+// is what validates) and exists so tests can assert on what arrived upstream item by item.
 
 export interface CapturedItem {
   header: Record<string, unknown>;

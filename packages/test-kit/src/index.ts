@@ -1,3 +1,4 @@
+// The tests' shared tools, in one import: the capture server, Sentry's API fake, service processes, layer checks.
 export {
   type CaptureBehaviour,
   type CapturedEnvelope,

@@ -1,3 +1,4 @@
+// A service run as a real child process in a test, with its JSON logs read as they are written and its exit awaited.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';

@@ -1,16 +1,13 @@
+// A local stand-in for the part of Sentry's web API that source map uploads use (what `sentry sourcemap upload` and
+// the bundler plugins call): the organization (for its region URL), the chunk-upload options, the chunk POST (multipart, each file named by its SHA-1,
+// plain or gzip) and the artifact-bundle assemble, which joins the chunks, checks the checksum and unzips the bundle
+// so tests can look inside. Every request is recorded; anything else is a 404.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { readZip } from './zip-reader.ts';
-
-/**
- * A local stand-in for the part of Sentry's web API that source map uploads use (what `sentry sourcemap upload` and
- * the bundler plugins call): the organization (for its region URL), the chunk-upload options, the chunk POST (multipart, each file named by its SHA-1,
- * plain or gzip) and the artifact-bundle assemble, which joins the chunks, checks the checksum and unzips the bundle
- * so tests can look inside. Every request is recorded; anything else is a 404.
- */
 
 export interface BundleFile {
   /** `~/assets/entry-abc.js` etc., as Sentry lists it. */

@@ -1,3 +1,4 @@
+// A small zip reader, so tests can open the artifact bundles a source map upload sends.
 import { inflateRawSync } from 'node:zlib';
 
 /**

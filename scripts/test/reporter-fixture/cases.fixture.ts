@@ -1,3 +1,4 @@
+// One test of each outcome for the count reporter's fixture run: a pass, a failure, a skip.
 import { expect, it } from 'vitest';
 
 it('passes', () => expect(1).toBe(1));

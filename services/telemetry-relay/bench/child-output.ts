@@ -1,3 +1,4 @@
+// Keeps a bench's child processes from blocking on full pipes while still showing their errors.
 import type { ChildProcess } from 'node:child_process';
 
 /** Drains a bench child's output and passes on the stderr lines that look like errors (not deprecation notes). */

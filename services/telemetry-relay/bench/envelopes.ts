@@ -1,4 +1,4 @@
-/** The payloads the benchmark sends. */
+// The payloads the benchmark sends.
 
 /**
  * A realistic browser error envelope: ~5 KB, a TypeError with a 20-frame stack trace, breadcrumbs, request, tags.

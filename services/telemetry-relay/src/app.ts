@@ -1,3 +1,4 @@
+// The relay assembled from its configuration: front door, tunnel and CSP routes, spool, delivery and metrics.
 import { accessSync, constants } from 'node:fs';
 import { createFrontDoor, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';

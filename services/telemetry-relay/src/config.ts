@@ -1,3 +1,4 @@
+// Every environment variable the relay reads, validated at startup; a wrong one stops it naming the variable.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env, EnvReader, ServerConfig } from '@app/service-kit';

@@ -1,3 +1,5 @@
+// Why the relay refuses an envelope: one error type carrying the status, the client's reason and a bounded detail.
+
 /** Why an envelope was refused; `code` is the `error` field of the JSON answer and the metrics' `reason` label. */
 export type RejectCode =
   | 'malformed'

@@ -1,3 +1,4 @@
+// The relay's entry point: configuration, the app, then listening until a signal; a failed start exits saying why.
 import { exitOnConfigError, runService } from '@app/service-kit';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';

@@ -1,3 +1,4 @@
+// What counts as one client for the memory shares: an address reduced to its network prefix, and the prefixes' config.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createClientShares, createMemoryBudget } from '../src/memory/budget.ts';

@@ -1,20 +1,17 @@
+// Conformance with Sentry's Relay: the envelope strings of Relay's own parser tests (relay-server/src/envelope/mod.rs
+// and item.rs), the examples of Sentry's envelope spec (develop-docs/sdk/foundations/data-model/envelopes.mdx) and
+// the rules Relay's parser applies that the spec leaves implicit, each with Relay's answer at its envelope endpoint.
+// Every row runs (a) through parseEnvelope and (b) through this relay over loopback HTTP against a capture upstream:
+// the same accept/refuse decision, and an accepted envelope with items arrives upstream byte for byte.
+//
+// Rows keep Relay's own DSN; the test relay allows it (ALLOWED_DSNS) and sends everything to the capture server
+// (UPSTREAM_URL). A row whose header has no "dsn" is posted with `"dsn":"<DSN>",` added after the header's "{" (a
+// tunnel can route by nothing else), unless the row is about exactly that. Bodies are byte strings (latin1).
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../src/envelope/parse.ts';
 import { RelayError } from '../src/errors.ts';
 import { post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
-
-/**
- * Conformance with Sentry's Relay: the envelope strings of Relay's own parser tests (relay-server/src/envelope/mod.rs
- * and item.rs), the examples of Sentry's envelope spec (develop-docs/sdk/foundations/data-model/envelopes.mdx) and
- * the rules Relay's parser applies that the spec leaves implicit, each with Relay's answer at its envelope endpoint.
- * Every row runs (a) through parseEnvelope and (b) through this relay over loopback HTTP against a capture upstream:
- * the same accept/refuse decision, and an accepted envelope with items arrives upstream byte for byte.
- *
- * Rows keep Relay's own DSN; the test relay allows it (ALLOWED_DSNS) and sends everything to the capture server
- * (UPSTREAM_URL). A row whose header has no "dsn" is posted with `"dsn":"<DSN>",` added after the header's "{" (a
- * tunnel can route by nothing else), unless the row is about exactly that. Bodies are byte strings (latin1).
- */
 
 type Decision = 'accept' | 'refuse';
 interface Row {

@@ -1,3 +1,4 @@
+// Delivery against a real counting upstream: each spool mode through failures, outages, memory limits and shutdown.
 import { randomUUID } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';

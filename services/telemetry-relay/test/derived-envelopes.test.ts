@@ -1,3 +1,4 @@
+// Envelopes the relay builds itself (from CSP reports), and the release and environment names they may carry.
 import { describe, expect, it } from 'vitest';
 import { planEnvelope, writeEnvelope } from '../src/envelope/build.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';

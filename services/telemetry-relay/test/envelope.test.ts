@@ -1,3 +1,4 @@
+// The envelope parser and its helpers (DSN, depth, timestamps, serialization), one table row per input.
 import { describe, expect, it } from 'vitest';
 import { envelopeEndpoint, isLoopbackHost, parseDsn } from '../src/envelope/dsn.ts';
 import { exceedsDepth } from '../src/envelope/json-depth.ts';

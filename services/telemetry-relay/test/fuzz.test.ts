@@ -1,3 +1,5 @@
+// Property: whatever bytes arrive — valid envelopes mutated, truncated, spliced — the relay answers 200 or a 4xx
+// with a reason, never a 5xx, and never dies.
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +14,6 @@ import {
   startRelay,
 } from './helpers.ts';
 
-// Property: whatever bytes arrive — valid envelopes mutated, truncated, spliced — the relay answers 200 or a 4xx
-// with a reason, never a 5xx, and never dies.
 let capture: CaptureServer;
 let relay: RunningRelay;
 let pool: Pool;

@@ -1,3 +1,4 @@
+// Shared test setup for the relay: temp dirs and closables cleaned up, sample envelopes, a relay on loopback.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// The inbound filters' gate: which payloads are never parsed, and that the gate never changes a filter's decision.
 import { ConfigError } from '@app/service-kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createItem } from '../src/envelope/serialize.ts';

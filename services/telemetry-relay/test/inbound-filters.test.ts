@@ -1,16 +1,13 @@
+// Conformance with Relay's inbound filters: rows written from relay-filter's own tests (each names the test it comes
+// from) and Sentry's defaults, the item in and Relay's decision (dropped with a FilterStatKey name, or kept). Every
+// row runs (a) through the stage and (b) through a relay over loopback HTTP against a capture upstream: a dropped
+// item never arrives and the envelope's client report names the reason; a kept one arrives byte for byte.
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createItem } from '../src/envelope/serialize.ts';
 import { createInboundFilters } from '../src/pipeline/inbound-filters/stage.ts';
 import { envelope, post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 import { type FilterRow, RELAY_FILTER_ROWS } from './inbound-filter-rows.ts';
-
-/**
- * Conformance with Relay's inbound filters: rows written from relay-filter's own tests (each names the test it comes
- * from) and Sentry's defaults, the item in and Relay's decision (dropped with a FilterStatKey name, or kept). Every
- * row runs (a) through the stage and (b) through a relay over loopback HTTP against a capture upstream: a dropped
- * item never arrives and the envelope's client report names the reason; a kept one arrives byte for byte.
- */
 
 // A new project's defaults plus localhost (opt-in), as the rows from localhost.rs need; the relay below likewise.
 const judge = createInboundFilters({

@@ -1,3 +1,7 @@
+// The one byte scan the stages share (pipeline/item-scan.ts) against what each stage searched before: `includes`
+// for a word in its own case, `/word/i` for the prescan's key words, on the latin1 decode. Seeded random payloads
+// carry every stage's words in mixed case, cut short and at the payload's edges; each group's bit must be the
+// oracle's answer, and each stage's gate must answer alike with a shared plan and with its own.
 import { ignoreRules } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
 import { describe, expect, it } from 'vitest';
@@ -9,11 +13,6 @@ import { createGate } from '../src/pipeline/inbound-filters/gate.ts';
 import { DEFAULT_FILTER_IDS, enabledFilters } from '../src/pipeline/inbound-filters/settings.ts';
 import { ScanPlan } from '../src/pipeline/item-scan.ts';
 import { ItemTexts } from '../src/pipeline/item-text.ts';
-
-// The one byte scan the stages share (pipeline/item-scan.ts) against what each stage searched before: `includes`
-// for a word in its own case, `/word/i` for the prescan's key words, on the latin1 decode. Seeded random payloads
-// carry every stage's words in mixed case, cut short and at the payload's edges; each group's bit must be the
-// oracle's answer, and each stage's gate must answer alike with a shared plan and with its own.
 
 function generator(seed: number) {
   let state = seed;

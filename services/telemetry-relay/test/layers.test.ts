@@ -1,3 +1,4 @@
+// Keeps the relay's imports running one way: a table of layers, checked against every source file's imports.
 import { fileURLToPath } from 'node:url';
 import { importStatementCount, importsOf, sourceFiles, layerViolations as violationsOf } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// The memory budget and per-client shares, and the default budget taken from the container's memory limit.
 import { containerMemoryLimit } from '@app/service-kit';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';

@@ -1,3 +1,4 @@
+// The tunnel's stages one at a time, without HTTP: authorize, filter, rate limits, item categories and identity.
 import { ignoreRules } from '@app/telemetry-rules';
 import { describe, expect, it } from 'vitest';
 import { itemCategory, KNOWN_ITEM_TYPES } from '../src/envelope/categories.ts';

@@ -1,12 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { hasWord, tableable, wordTable } from '../src/pii/byte-scan.ts';
-import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
-import { createOraclePrescan } from './prescan-oracle.ts';
-
 // The prescan's byte scan for key words against what it replaced: the old prescan (regexes over the latin1 decode)
 // is the oracle, and the new one must give its answer on every input — never "clean" where the old said "walk".
 // Inputs: random event-like JSON seeded with fragments of every trigger, in mixed case, escaped, split and at the
 // edges of the payload. The conformance tables (scrub-conformance, inbound-filters) run the rules themselves.
+import { describe, expect, it } from 'vitest';
+import { hasWord, tableable, wordTable } from '../src/pii/byte-scan.ts';
+import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
+import { createOraclePrescan } from './prescan-oracle.ts';
 
 /** A seeded generator, so a failure names an input that can be replayed. */
 function generator(seed: number) {

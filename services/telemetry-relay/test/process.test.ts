@@ -1,3 +1,4 @@
+// The relay as a real process: exit 78 on bad configuration, a held spool, kill -9 and SIGTERM under load.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,3 +1,4 @@
+// Reading a request body within its limits: encodings, size and ratio bounds, timeouts and the memory budget.
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';

@@ -1,3 +1,4 @@
+// The whole relay over loopback HTTP against a capture upstream: forwarding, refusals, rate limits and outages.
 import { readdirSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';

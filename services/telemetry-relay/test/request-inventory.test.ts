@@ -1,3 +1,8 @@
+// Generated from request-inventory.ts: every field the relay reads, sent at 64 KiB (and just inside the limit that
+// would refuse it first, so the field's own rule runs), in two alphabets ("<", which URL-escaping triples, and
+// U+0001, which JSON-escaping makes six bytes), and 1000 times where the relay multiplies it. Each answer is a 4xx
+// or a 200 with a body of at most 4 KiB; no log line is over 8 KiB; the memory budget is all given back.
+// The relay runs as a process, so its log lines are read as they are written.
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -5,12 +10,6 @@ import { type CaptureServer, type ServiceProcess, spawnService, startCaptureServ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_ID, removeTempDirs, tempDir } from './helpers.ts';
 import { FIELDS, type Field } from './request-inventory.ts';
-
-// Generated from request-inventory.ts: every field the relay reads, sent at 64 KiB (and just inside the limit that
-// would refuse it first, so the field's own rule runs), in two alphabets ("<", which URL-escaping triples, and
-// U+0001, which JSON-escaping makes six bytes), and 1000 times where the relay multiplies it. Each answer is a 4xx
-// or a 200 with a body of at most 4 KiB; no log line is over 8 KiB; the memory budget is all given back.
-// The relay runs as a process, so its log lines are read as they are written.
 
 const KiB = 1024;
 const MAX_ANSWER_BYTES = 4 * KiB;

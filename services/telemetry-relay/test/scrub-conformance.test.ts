@@ -1,17 +1,14 @@
+// Conformance with Sentry Relay's data scrubbing: the inputs of Relay's PII tests (getsentry/relay
+// relay-pii/src/convert.rs, processor.rs) with the values its snapshots (relay-pii/src/snapshots/*.snap) show.
+// Each row runs (a) through the scrub stage and (b) over loopback HTTP through a relay with the row's settings into a
+// capture upstream. Relay's settings in those tests are `simple_enabled_config` (scrub data, defaults and IP
+// addresses on): rows say SCRUB_IP_ADDRESSES where it matters. Where this relay keeps a field's shape (a query string
+// stays a string, headers stay an object) the row says so (docs/decisions/012-data-scrubbing-as-relay.md).
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createItem } from '../src/envelope/serialize.ts';
 import { createScrubber } from '../src/pipeline/scrub.ts';
 import { post, type RunningRelay, removeTempDirs, startRelay, testConfig } from './helpers.ts';
-
-/**
- * Conformance with Sentry Relay's data scrubbing: the inputs of Relay's PII tests (getsentry/relay
- * relay-pii/src/convert.rs, processor.rs) with the values its snapshots (relay-pii/src/snapshots/*.snap) show.
- * Each row runs (a) through the scrub stage and (b) over loopback HTTP through a relay with the row's settings into a
- * capture upstream. Relay's settings in those tests are `simple_enabled_config` (scrub data, defaults and IP
- * addresses on): rows say SCRUB_IP_ADDRESSES where it matters. Where this relay keeps a field's shape (a query string
- * stays a string, headers stay an object) the row says so (docs/decisions/012-data-scrubbing-as-relay.md).
- */
 
 type Env = Record<string, string>;
 interface Row {

@@ -1,3 +1,5 @@
+// The scrub stage in the envelope: what is forwarded byte for byte, what changes and by how much, the metric, the
+// limits, and the settings' validation. Relay's rules themselves are in scrub-conformance.test.ts.
 import { fileURLToPath } from 'node:url';
 import { type CaptureServer, runToExit, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,9 +16,6 @@ import {
   removeTempDirs,
   startRelay,
 } from './helpers.ts';
-
-// The scrub stage in the envelope: what is forwarded byte for byte, what changes and by how much, the metric, the
-// limits, and the settings' validation. Relay's rules themselves are in scrub-conformance.test.ts.
 
 const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let capture: CaptureServer;

@@ -1,3 +1,5 @@
+// The real @sentry/browser SDK (happy-dom) through the relay with its default inbound filters: what Sentry's intake
+// would drop is dropped here, and the client report says which filter dropped it.
 // @vitest-environment happy-dom
 
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
@@ -5,8 +7,6 @@ import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 
-// The real @sentry/browser SDK (happy-dom) through the relay with its default inbound filters: what Sentry's intake
-// would drop is dropped here, and the client report says which filter dropped it.
 let capture: CaptureServer;
 let relay: RunningRelay;
 

@@ -1,3 +1,5 @@
+// The real @sentry/browser SDK in happy-dom, on a page served from the relay's origin, sending through the
+// same-origin tunnel path as the web service's pages do.
 // @vitest-environment happy-dom
 
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
@@ -5,8 +7,6 @@ import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 
-// The real @sentry/browser SDK in happy-dom, on a page served from the relay's origin, sending through the
-// same-origin tunnel path as the web service's pages do.
 let capture: CaptureServer;
 let relay: RunningRelay;
 

@@ -1,3 +1,6 @@
+// The real @sentry/node SDK, a real HTTP server whose request carried an Authorization header and a session cookie,
+// through the relay with its default scrubbing. @sentry/node 11's requestData integration already filters those two
+// headers itself, so the app here attaches the raw request as apps (and SDKs before v8) do, in an event processor.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,9 +9,6 @@ import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 
-// The real @sentry/node SDK, a real HTTP server whose request carried an Authorization header and a session cookie,
-// through the relay with its default scrubbing. @sentry/node 11's requestData integration already filters those two
-// headers itself, so the app here attaches the raw request as apps (and SDKs before v8) do, in an event processor.
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXVzZXI.sig-4f2a';
 const SESSION = 's%3AaXf93kQ-session-value';
 let capture: CaptureServer;

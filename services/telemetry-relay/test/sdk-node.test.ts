@@ -1,9 +1,9 @@
+// The real @sentry/node SDK, sending through the relay's tunnel as a server-side app would.
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
 
-// The real @sentry/node SDK, sending through the relay's tunnel as a server-side app would.
 let capture: CaptureServer;
 let relay: RunningRelay;
 

@@ -1,3 +1,4 @@
+// The SQLite spool: leasing order and bytes, body files, names it refuses to trust, and its directory's checks.
 import {
   chmodSync,
   chownSync,

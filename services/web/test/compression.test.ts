@@ -1,3 +1,4 @@
+// Compression of documents, page data, streams and built assets, and which encoding a request gets.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// The Content-Security-Policy the documents carry: nonces, where the page may connect, where it reports.
 import { describe, expect, it } from 'vitest';
 import { freshNonces } from '../src/server/http/security-headers.ts';
 import { loadSentryConfig } from '../src/server/telemetry/sentry-config.ts';

@@ -1,3 +1,4 @@
+// Records where a full page load would go, for tests of the client in a page that must not really leave.
 import { onTestFinished, vi } from 'vitest';
 
 /**

@@ -1,3 +1,4 @@
+// Shared setup for the web's tests: an app built with test configuration and a stand-in asset manifest.
 import { onTestFinished } from 'vitest';
 import { type BuildOptions, buildApp, type WebApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';

@@ -1,3 +1,4 @@
+// instrument.ts run as production runs it (node --import): the options the Node SDK starts with for each setting.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ConfigError } from '@app/service-kit';

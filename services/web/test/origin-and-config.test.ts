@@ -1,3 +1,4 @@
+// The origin check for unsafe requests, and the web service's configuration refusing wrong values.
 import { ConfigError } from '@app/service-kit';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/server/config.ts';

@@ -1,3 +1,4 @@
+// The document head's metadata from the route table, and canonical URLs that never name another host.
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';

@@ -1,3 +1,4 @@
+// Documents and page data served from one URL: odd requests, signals, server failures and actions.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';

@@ -1,3 +1,4 @@
+// The sampled request log: which requests get a line and what the line says.
 import { Writable } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';

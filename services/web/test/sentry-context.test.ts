@@ -1,3 +1,4 @@
+// The Node SDK's context integration, with its memory reading taken at most once per interval.
 import * as Sentry from '@sentry/node';
 import { describe, expect, it } from 'vitest';
 import { withMemoryReadPerInterval } from '../src/server/telemetry/sentry-context.ts';

@@ -1,3 +1,4 @@
+// How many incoming traces the server continues when the client asks it to, and each client's share of that.
 import { describe, expect, it } from 'vitest';
 import { clientAddress, clientPrefix } from '../src/server/telemetry/client-prefix.ts';
 import {

@@ -1,3 +1,4 @@
+// The web's tunnel proxy for local runs (envelopes streamed byte for byte, within the relay's limit), and HEAD.
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';

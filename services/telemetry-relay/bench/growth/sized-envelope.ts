@@ -1,8 +1,7 @@
-/**
- * An error envelope of exactly `bytes`: the event grows (breadcrumbs) up to EVENT_MAX_BYTES, the JSON the relay
- * parses, filters and scrubs; beyond that one binary attachment carries the rest, as replays and minidumps do (the
- * relay's MAX_EVENT_ITEM_BYTES is 1 MiB, so a 20 MiB envelope is never one event).
- */
+// An error envelope of exactly `bytes`: the event grows (breadcrumbs) up to EVENT_MAX_BYTES, the JSON the relay
+// parses, filters and scrubs; beyond that one binary attachment carries the rest, as replays and minidumps do (the
+// relay's MAX_EVENT_ITEM_BYTES is 1 MiB, so a 20 MiB envelope is never one event).
+
 export const EVENT_MAX_BYTES = 64 * 1024;
 /**
  * Breadcrumb text like a page's: a run of one character ('xxxx…') made V8's search for the inbound filters' needles

@@ -1,3 +1,4 @@
+// The DSNs the relay may forward for, decided in one place so the tunnel and replay agree.
 import { type Dsn, isLoopbackHost } from './dsn.ts';
 
 /**

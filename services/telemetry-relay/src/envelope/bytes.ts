@@ -1,4 +1,5 @@
-/** The bytes the envelope and JSON scanners look for (one list, so each scanner names them the same way). */
+// The bytes the envelope and JSON scanners look for (one list, so each scanner names them the same way).
+
 export const NEWLINE = 0x0a;
 export const CR = 0x0d;
 export const QUOTE = 0x22;

@@ -1,3 +1,5 @@
+// Item types mapped to Sentry's data categories, the unit rate limits and client reports count in.
+
 /**
  * Sentry's data category of an item type: what rate limits (X-Sentry-Rate-Limits) and outcomes count in
  * (relay-server's `ItemType` → `DataCategory`). Items of a type not listed here are limited only by limits on

@@ -1,3 +1,5 @@
+// Parsing a DSN as Sentry's Relay does, and where its envelopes go, so an envelope's `dsn` can be authorized.
+
 /** A Sentry DSN: `<protocol>://<public_key>[:<secret>]@<host>[:<port>]/[<path>/]<project_id>`. */
 export interface Dsn {
   protocol: 'http' | 'https';

@@ -1,9 +1,8 @@
-import { isIP } from 'node:net';
-import { isRelayTimestamp } from './rfc3339.ts';
-
 // The header keys Sentry's Relay reads into typed fields (`EnvelopeHeaders`, `RequestMeta`, `ItemHeaders`), with the
 // types it insists on: it refuses the envelope when one has another type or appears twice. Other keys pass as they
 // are; `null` stands for "absent" where the field is optional.
+import { isIP } from 'node:net';
+import { isRelayTimestamp } from './rfc3339.ts';
 
 export interface FieldRule {
   /** What the value must be, for the error message. */

@@ -1,3 +1,4 @@
+// Header lines read exactly as Relay reads them, so the relay never accepts an envelope Sentry would refuse.
 import { isUtf8 } from 'node:buffer';
 import { CLOSE_BRACE, CR } from './bytes.ts';
 import { type FieldRules, fieldProblem } from './header-fields.ts';

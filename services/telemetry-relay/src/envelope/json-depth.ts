@@ -1,3 +1,4 @@
+// Relay's JSON nesting limit, checked without parsing so deep nesting is refused before JSON.parse sees it.
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './bytes.ts';
 
 /**

@@ -1,3 +1,7 @@
+// What JSON.parse lets through in a header line but Relay's serde_json does not — nesting deeper than serde_json's limit,
+// a key given twice, half a surrogate pair in a `\u` escape, an integer written as `2.0`, `2e0` or `-0`, invalid
+// UTF-8 — found in one pass without allocating (`scanJson`), before JSON.parse (so hostile nesting never reaches it);
+// the rare lines it flags are looked at again with `members`.
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -10,11 +14,6 @@ import {
   QUOTE,
   ZERO,
 } from './bytes.ts';
-
-// What JSON.parse lets through in a header line but Relay's serde_json does not — nesting deeper than serde_json's limit,
-// a key given twice, half a surrogate pair in a `\u` escape, an integer written as `2.0`, `2e0` or `-0`, invalid
-// UTF-8 — found in one pass without allocating (`scanJson`), before JSON.parse (so hostile nesting never reaches it);
-// the rare lines it flags are looked at again with `members`.
 
 export interface JsonScan {
   /** More than `maxDepth` arrays/objects open inside one another (the scan stopped there); as `exceedsDepth` says. */

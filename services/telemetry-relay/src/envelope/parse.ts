@@ -1,15 +1,14 @@
+// Stages 2 and 4: the envelope header line (parseEnvelopeHeader, as soon as it arrives, so the DSN is authorized
+// before any item is read), then the items — accepting what Sentry's Relay accepts (`Envelope::parse_request`):
+//     Envelope = Headers { "\n" Item } [ "\n" ]      Item = Headers "\n" Payload
+// An item with `length` has that many payload bytes, one without runs to the next "\n"; header lines and payloads
+// are views into the body (an unchanged envelope is forwarded byte for byte); errors name the byte offset.
 import { RelayError } from '../errors.ts';
 import { NEWLINE } from './bytes.ts';
 import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
 import { readHeader } from './header-json.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from './json-depth.ts';
 import type { Envelope, EnvelopeHeader, EnvelopeItem } from './types.ts';
-
-// Stages 2 and 4: the envelope header line (parseEnvelopeHeader, as soon as it arrives, so the DSN is authorized
-// before any item is read), then the items — accepting what Sentry's Relay accepts (`Envelope::parse_request`):
-//     Envelope = Headers { "\n" Item } [ "\n" ]      Item = Headers "\n" Payload
-// An item with `length` has that many payload bytes, one without runs to the next "\n"; header lines and payloads
-// are views into the body (an unchanged envelope is forwarded byte for byte); errors name the byte offset.
 
 export interface ParseLimits {
   /** Longest envelope header line, in bytes. */

@@ -1,3 +1,4 @@
+// Reading upstream's rate-limit answers (X-Sentry-Rate-Limits, Retry-After) into limits the relay can enforce.
 import { KNOWN_CATEGORIES } from './categories.ts';
 
 export interface ParsedLimit {

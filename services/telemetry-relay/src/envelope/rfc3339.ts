@@ -1,3 +1,5 @@
+// The timestamp syntax Relay accepts for `sent_at`, so the relay refuses what Sentry would refuse.
+
 /**
  * Whether Sentry's Relay reads `text` as a timestamp: Relay deserializes `sent_at` as chrono's `DateTime<Utc>`, whose
  * parser takes a relaxed RFC 3339 — date and time joined by `T`, `t` or a space, one- or two-digit fields, spaces

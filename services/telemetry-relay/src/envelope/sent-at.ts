@@ -1,3 +1,5 @@
+// Keeps Sentry's clock-drift correction from moving the events of an envelope the relay held for a while.
+
 /**
  * Sentry corrects timestamps by `received_at - sent_at` from 55 minutes apart (Relay's clock-drift processor), so an
  * envelope held an hour would have its events moved an hour ahead: `sent_at` is moved forward by the time held, and

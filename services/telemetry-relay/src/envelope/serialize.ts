@@ -1,3 +1,4 @@
+// Writing an envelope back after items were removed or added, reusing the received bytes of everything kept.
 import type { Envelope, EnvelopeItem } from './types.ts';
 
 const NEWLINE = Buffer.from('\n');

@@ -1,3 +1,5 @@
+// The parsed envelope every stage works on: views into the received bytes, never copies.
+
 /** The envelope header, as parsed (unknown keys included). */
 export type EnvelopeHeader = Readonly<Record<string, unknown>>;
 

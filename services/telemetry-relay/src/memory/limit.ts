@@ -1,3 +1,4 @@
+// The memory budget's default, sized from the container's memory limit.
 import { containerMemoryLimit } from '@app/service-kit';
 
 /** The budget's default share of the container's memory limit; the image gives V8's heap the same share. */

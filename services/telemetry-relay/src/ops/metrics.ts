@@ -1,3 +1,4 @@
+// Everything the relay counts, in one Prometheus registry that /metrics serves.
 import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { KNOWN_ITEM_TYPES } from '../envelope/categories.ts';

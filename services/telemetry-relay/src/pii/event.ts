@@ -1,3 +1,6 @@
+// Which fields of an event the rules reach, after Relay's schema (fields marked `pii = "true"`) minus its
+// DATASCRUBBER_IGNORE list: frame paths, the message's formatted text (replace-only rules there), exception values,
+// the User-Agent header, debug_meta. Sentry's typed contexts (browser, os, device…) are not scrubbed, custom ones are.
 import { scrubPairs } from './pairs.ts';
 import { scrubRequest } from './request.ts';
 import type { PathNode } from './selector.ts';
@@ -15,10 +18,6 @@ import {
   walkPairList,
   walkValue,
 } from './walk.ts';
-
-// Which fields of an event the rules reach, after Relay's schema (fields marked `pii = "true"`) minus its
-// DATASCRUBBER_IGNORE list: frame paths, the message's formatted text (replace-only rules there), exception values,
-// the User-Agent header, debug_meta. Sentry's typed contexts (browser, os, device…) are not scrubbed, custom ones are.
 
 const TYPED_CONTEXTS = new Set([
   'device',

@@ -1,11 +1,10 @@
-import type { PathNode } from './selector.ts';
-import type { Remark } from './strings.ts';
-import { addMeta, child, type FieldKind, type Location, scrubText, type WalkState } from './walk.ts';
-
 // Relay normalizes a Cookie header, a query string and a form body into key-value fields before it scrubs, which is
 // how `password=…` in a URL or `session=…` in a cookie is caught by key. We scrub the same pairs under the same
 // paths (request.cookies.<name>, request.query_string.<name>) but write them back in the form they came in, so the
 // field keeps its shape and only the secret changes.
+import type { PathNode } from './selector.ts';
+import type { Remark } from './strings.ts';
+import { addMeta, child, type FieldKind, type Location, scrubText, type WalkState } from './walk.ts';
 
 export type PairForm = 'cookie' | 'query';
 

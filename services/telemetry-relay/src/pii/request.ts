@@ -1,3 +1,5 @@
+// The request interface (Relay's `$http`): the URL's query, cookies, headers and a form body are scrubbed as the
+// key-value pairs Relay normalizes them into; `url` itself, `method` and the User-Agent header are not scrubbed.
 import { scrubPairs } from './pairs.ts';
 import type { PathNode } from './selector.ts';
 import {
@@ -12,9 +14,6 @@ import {
   walkPairList,
   walkValue,
 } from './walk.ts';
-
-// The request interface (Relay's `$http`): the URL's query, cookies, headers and a form body are scrubbed as the
-// key-value pairs Relay normalizes them into; `url` itself, `method` and the User-Agent header are not scrubbed.
 
 export function scrubRequest(state: WalkState, request: Obj, node: PathNode, at: Location, field: FieldKind): void {
   const c = state.c;

@@ -1,3 +1,6 @@
+// Sentry's project settings (relay-pii legacy.rs DataScrubbingConfig) turned into rule lists the way Relay's
+// convert.rs `to_pii_config` does: `@common:filter` (+ `@ip:replace`, + "strip-fields") on most string values,
+// replace-only rules in the message, `@anything:filter` on session cookies, `@anything:remove` on known IP fields.
 import {
   BEARER,
   CREDITCARD,
@@ -16,10 +19,6 @@ import {
 import { ALWAYS, createPrescan, createTextCheck, type Prescan, TRIGGER_WORDS } from './prescan.ts';
 import { parseSelector, type Selector } from './selector.ts';
 import type { StringRule } from './strings.ts';
-
-// Sentry's project settings (relay-pii legacy.rs DataScrubbingConfig) turned into rule lists the way Relay's
-// convert.rs `to_pii_config` does: `@common:filter` (+ `@ip:replace`, + "strip-fields") on most string values,
-// replace-only rules in the message, `@anything:filter` on session cookies, `@anything:remove` on known IP fields.
 
 export interface ScrubSettings {
   /** SCRUB_DATA ("Data Scrubber"): off turns everything but IP scrubbing off. */

@@ -1,8 +1,7 @@
-import { NEVER_SCRUBBED } from './patterns.ts';
-
 // How one rule changes one value, after Relay's processor.rs (apply_rule_to_value, apply_regex_to_chunks): a value is
 // text and redactions; each rule searches the text left (a redaction reads as "\0"), then replaces either the whole
 // value or the matched groups. Remarks name the rule and the replaced range of the *result*, never what was there.
+import { NEVER_SCRUBBED } from './patterns.ts';
 
 export interface StringRule {
   /** Relay's rule id, as written in `_meta` remarks and used as the metric's `rule` label. */

@@ -1,3 +1,4 @@
+// Client reports for what the relay dropped, so Sentry's stats count the events that never arrived.
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import type { Discarded } from '../types.ts';

@@ -1,7 +1,6 @@
-import zlib from 'node:zlib';
-
 // The Content-Encodings the tunnel accepts (Relay's list), each with what its decoder holds, so the budget is charged
 // before a decoder exists: a brotli or zstd window is read from the stream's first bytes, not assumed.
+import zlib from 'node:zlib';
 
 export type Decoder = zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | zlib.ZstdDecompress;
 

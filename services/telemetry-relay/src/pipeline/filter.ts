@@ -1,3 +1,6 @@
+// Stage 6: drop error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
+// other item types are never touched. Only events containing a rule literal are parsed (the prefilter never changes
+// a decision); one nested deeper than Sentry's parser allows is refused before JSON.parse spends time on it.
 import { type IgnoreRule, matchEvent } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
@@ -8,10 +11,6 @@ import type { Discarded } from '../types.ts';
 import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
 import { parsedPayload } from './parsed-event.ts';
-
-// Stage 6: drop error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
-// other item types are never touched. Only events containing a rule literal are parsed (the prefilter never changes
-// a decision); one nested deeper than Sentry's parser allows is refused before JSON.parse spends time on it.
 
 export interface FilterResult {
   /** The items to keep (the envelope's own array when nothing was dropped). */

@@ -1,9 +1,9 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import { isIP } from 'node:net';
-
 // Stage 7: who sent the envelope, for Sentry's IP, geo and browser inference: X-Forwarded-For believed for exactly
 // TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For (which Sentry reads first); only the listed headers are
 // copied, never cookies or Authorization.
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+
 const COPIED = [
   'user-agent',
   'origin',

@@ -1,8 +1,7 @@
-import { foundWords, type TableWord, type WordTable, wordTable } from '../pii/byte-scan.ts';
-
 // One sampled byte scan per item for the words of every stage that searches the raw bytes: the ignore rules'
 // literals, the inbound filters' needles and the scrub prescan's key words. Separate, they read the payload 13 times
 // (one `includes` each, 0.1–1.3 µs apiece on the bench event); together they are one pass (docs/decisions/028).
+import { foundWords, type TableWord, type WordTable, wordTable } from '../pii/byte-scan.ts';
 
 export class ScanPlan {
   #words: TableWord[] = [];

@@ -1,10 +1,9 @@
-import type { EnvelopeItem } from '../envelope/types.ts';
-import type { ScanPlan } from './item-scan.ts';
-
 // One latin1 decode and one shared byte scan (item-scan.ts) per item for one envelope's stages (ignore rules,
 // inbound-filter gate, scrub prescan): each decode is a new string as long as the payload. Not a WeakMap (like
 // parsed-event.ts): a WeakMap entry per envelope cost more than the decode it saved (docs/decisions/012, addendum).
 // Created per envelope and dropped with it.
+import type { EnvelopeItem } from '../envelope/types.ts';
+import type { ScanPlan } from './item-scan.ts';
 
 export class ItemTexts {
   #item: EnvelopeItem | undefined;

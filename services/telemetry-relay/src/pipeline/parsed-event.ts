@@ -1,7 +1,6 @@
-import type { EnvelopeItem } from '../envelope/types.ts';
-
 // One JSON.parse per item, whichever stage asks first (the ignore rules, the inbound filters, later scrubbing):
 // keyed by the item object, which lives as long as its request.
+import type { EnvelopeItem } from '../envelope/types.ts';
 
 const parsed = new WeakMap<EnvelopeItem, unknown>();
 const INVALID = Symbol('invalid JSON');

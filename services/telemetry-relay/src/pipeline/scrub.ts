@@ -1,3 +1,6 @@
+// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
+// the relay builds; attachments and everything else pass as they are. A byte scan proves most items need nothing
+// (prescan in pii/settings.ts) before any JSON is parsed; a changed item is re-serialized, the others keep their bytes.
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
@@ -5,10 +8,6 @@ import { RelayError } from '../errors.ts';
 import { compileScrub, type Hit, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
 import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
-
-// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
-// the relay builds; attachments and everything else pass as they are. A byte scan proves most items need nothing
-// (prescan in pii/settings.ts) before any JSON is parsed; a changed item is re-serialized, the others keep their bytes.
 
 const SCRUBBED_TYPES = new Set(['event', 'transaction', 'feedback', 'raw_security']);
 /** What an envelope with nothing scrubbed returns (no new array per envelope on the hot path). */

@@ -1,3 +1,4 @@
+// A fast path for reading the common small body, with the same limits and charging as the general one.
 import type { Readable } from 'node:stream';
 import { NEWLINE } from '../envelope/bytes.ts';
 import { RelayError } from '../errors.ts';

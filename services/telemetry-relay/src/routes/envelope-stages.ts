@@ -1,3 +1,6 @@
+// Stages 5–9, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
+// inbound filters) → scrub → identity → deliver. The
+// tunnel (tunnel.ts) and CSP reports (security-reports.ts) differ only in how the envelope is read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { envelopeEndpoint } from '../envelope/dsn.ts';
 import { serializeEnvelope } from '../envelope/serialize.ts';
@@ -16,10 +19,6 @@ import { createScrubber } from '../pipeline/scrub.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
 import type { RouteConfig } from './route-config.ts';
-
-// Stages 5–9, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
-// inbound filters) → scrub → identity → deliver. The
-// tunnel (tunnel.ts) and CSP reports (security-reports.ts) differ only in how the envelope is read.
 
 export interface StageOptions {
   config: RouteConfig;

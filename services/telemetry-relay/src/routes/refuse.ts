@@ -1,3 +1,4 @@
+// How a route answers with a refusal: status, headers and a JSON body saying what was wrong.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RelayError } from '../errors.ts';

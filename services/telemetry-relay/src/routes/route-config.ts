@@ -1,3 +1,4 @@
+// The part of the configuration the routes read, so routes do not depend on all of config.ts.
 import type { IgnoreRule } from '@app/telemetry-rules';
 import type { Dsn } from '../envelope/dsn.ts';
 import type { ScrubSettings } from '../pii/index.ts';

@@ -1,3 +1,7 @@
+// POST <TUNNEL_PATH>, stages in the order the code runs: 1 bound (the header line 2 parsed and 3 authorized as it
+// arrives) → 4 parse items → envelope-stages.ts: 5 rate-limit → 6 filter → 7 identity → 8 deliver (9 forward).
+// Served by node:http ahead of Fastify, doing by hand what Fastify would
+// (docs/decisions/002-tunnel-path-ahead-of-fastify.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
@@ -11,11 +15,6 @@ import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 import { refuse } from './refuse.ts';
-
-// POST <TUNNEL_PATH>, stages in the order the code runs: 1 bound (the header line 2 parsed and 3 authorized as it
-// arrives) → 4 parse items → envelope-stages.ts: 5 rate-limit → 6 filter → 7 identity → 8 deliver (9 forward).
-// Served by node:http ahead of Fastify, doing by hand what Fastify would
-// (docs/decisions/002-tunnel-path-ahead-of-fastify.md).
 
 export interface TunnelOptions extends StageOptions {
   /** The memory budget, shared fairly between clients. */

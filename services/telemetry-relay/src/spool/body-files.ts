@@ -1,12 +1,11 @@
+// Spooled bodies over BODY_FILE_THRESHOLD, one file each in `<spool dir>/bodies/`, written and streamed through
+// libuv's thread pool. A file is complete before a row names it and unlinked after the row is gone; only names this
+// code generates are opened, never through a link (docs/decisions/001-sqlite-spool-and-body-files.md).
 import { randomUUID } from 'node:crypto';
 import { constants, lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FileBody, prepareFileBody } from './streamed-body.ts';
-
-// Spooled bodies over BODY_FILE_THRESHOLD, one file each in `<spool dir>/bodies/`, written and streamed through
-// libuv's thread pool. A file is complete before a row names it and unlinked after the row is gone; only names this
-// code generates are opened, never through a link (docs/decisions/001-sqlite-spool-and-body-files.md).
 
 /** A row's body file is gone, truncated, or not one this relay wrote (lost to a power cut, deleted, tampered). */
 export class SpoolBodyLostError extends Error {

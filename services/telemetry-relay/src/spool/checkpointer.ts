@@ -1,10 +1,9 @@
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-
 // A worker thread checkpointing the spool's WAL every `intervalMs`, so no request's COMMIT pays for SQLite's automatic
 // checkpoint; PASSIVE never blocks the writer. Plain JavaScript source: a .ts entry would load the type stripper too.
 // The thread opens the file only while the spool is open (`mode=rw` never creates one), and `stop()` returns once its
 // connection is closed, so nothing touches the spool directory after the spool's close().
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 const SOURCE = `
 const { DatabaseSync } = require('node:sqlite');

@@ -1,9 +1,8 @@
-import { DatabaseSync } from 'node:sqlite';
-import { STREAMED_BODY_BYTES } from './streamed-body.ts';
-
 // The spool's SQLite database (node:sqlite, WAL): schema, pragmas, migration of older spools, what a row is.
 // synchronous=NORMAL survives a process kill (the page cache has the commit), FULL also a power loss. Checkpoints run
 // in checkpointer.ts's thread; the automatic one stays on at 10 000 pages as a backstop.
+import { DatabaseSync } from 'node:sqlite';
+import { STREAMED_BODY_BYTES } from './streamed-body.ts';
 
 export interface SpoolEntry {
   url: string;

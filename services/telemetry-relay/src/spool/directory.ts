@@ -1,10 +1,9 @@
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-
 // The spool directory: created 0700, checked when it must be private (the default one, in the shared temp dir,
 // which another user could have made or linked first; not an explicit SPOOL_DIR, which Kubernetes mounts
 // group-writable), and locked so that one process at a time uses it.
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 
 /** Another live process holds the spool directory (two replicas must never share one). */
 export class SpoolInUseError extends Error {

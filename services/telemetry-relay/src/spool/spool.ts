@@ -1,3 +1,6 @@
+// The durable spool: one SQLite row per envelope accepted but not delivered (why SQLite, and why bodies over
+// BODY_FILE_THRESHOLD go to files: docs/decisions/001-sqlite-spool-and-body-files.md). Replay leases rows oldest
+// first by the memory they take; a leased row (next_attempt_at = LEASED) is never handed out twice.
 import { join } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { openBodyFiles } from './body-files.ts';
@@ -18,10 +21,6 @@ import { ClientTally, type Tally } from './shares.ts';
 import type { FileBody } from './streamed-body.ts';
 
 export type { SpoolEntry, SpoolRecord } from './database.ts';
-
-// The durable spool: one SQLite row per envelope accepted but not delivered (why SQLite, and why bodies over
-// BODY_FILE_THRESHOLD go to files: docs/decisions/001-sqlite-spool-and-body-files.md). Replay leases rows oldest
-// first by the memory they take; a leased row (next_attempt_at = LEASED) is never handed out twice.
 
 export interface SpoolInsert {
   entry: SpoolEntry;

@@ -1,10 +1,9 @@
-import type { FileHandle } from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import { shiftSentAt } from '../envelope/sent-at.ts';
-
 // A spooled body sent straight from its file: at most its header line is read into memory (to move `sent_at`
 // forward), the rest is streamed to undici a chunk at a time. So a 20 MiB attachment envelope costs a send the
 // same few hundred KiB as a 100 KiB one, and a body larger than the whole memory budget can still be delivered.
+import type { FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { shiftSentAt } from '../envelope/sent-at.ts';
 
 export interface FileBody {
   /** Open on the body file; the sender closes it once the send is over. */

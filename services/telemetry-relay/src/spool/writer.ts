@@ -1,9 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Spool, SpoolEntry } from './spool.ts';
-
 // Group commit: every envelope written in one event-loop turn is inserted in one transaction, every row acknowledged
 // in one turn deleted in one (a commit costs about the same for one row as for a hundred); a large body's row joins
 // the turn its file is complete in. Deleting late is safe: a crash before the delete means one more delivery.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Spool, SpoolEntry } from './spool.ts';
 
 export interface SpoolWriter {
   /** Commits `entry` with this turn's other writes; resolves with its row id once it is on disk. */

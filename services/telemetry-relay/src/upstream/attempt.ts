@@ -1,3 +1,6 @@
+// One send and what upstream's answer means: delivered (row acknowledged), dropped and counted (429, other 4xx), or
+// failed (rescheduled with backoff, or spooled if it was only in memory). A spooled body file is streamed; an
+// envelope held over a minute has its sent_at moved forward.
 import type { FastifyBaseLogger } from 'fastify';
 import type { ParsedLimit } from '../envelope/rate-limit-header.ts';
 import { shiftSentAt } from '../envelope/sent-at.ts';
@@ -8,10 +11,6 @@ import type { FileBody } from '../spool/streamed-body.ts';
 import type { SpoolWriter } from '../spool/writer.ts';
 import type { Forwarder, ForwardResult } from './forward.ts';
 import type { Outage } from './outage.ts';
-
-// One send and what upstream's answer means: delivered (row acknowledged), dropped and counted (429, other 4xx), or
-// failed (rescheduled with backoff, or spooled if it was only in memory). A spooled body file is streamed; an
-// envelope held over a minute has its sent_at moved forward.
 
 export interface Attempt {
   /** An accepted envelope (its body in memory), or a leased spool row (its body in memory or in a file). */

@@ -1,3 +1,8 @@
+// Stage 8: every accepted envelope reaches upstream at least once. `accept` makes it safe by SPOOL_MODE's promise
+// (durable: committed before the 200; fast: held in memory, spooled on failure or at shutdown), `pump` sends held
+// envelopes then spooled rows oldest first within the concurrency and the memory budget, `close` spools the rest.
+// Short of memory an accepted envelope waits on disk, never dropped; a full spool refuses new ones with 503, a client
+// over its share of the spool with 429 (docs/decisions/011-spool-shares-and-full-spool.md).
 import type { FastifyBaseLogger } from 'fastify';
 import { RelayError } from '../errors.ts';
 import type { MemoryBudget } from '../memory/budget.ts';
@@ -9,12 +14,6 @@ import type { SpoolMode } from '../types.ts';
 import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.ts';
 import type { Forwarder } from './forward.ts';
 import { createOutage } from './outage.ts';
-
-// Stage 8: every accepted envelope reaches upstream at least once. `accept` makes it safe by SPOOL_MODE's promise
-// (durable: committed before the 200; fast: held in memory, spooled on failure or at shutdown), `pump` sends held
-// envelopes then spooled rows oldest first within the concurrency and the memory budget, `close` spools the rest.
-// Short of memory an accepted envelope waits on disk, never dropped; a full spool refuses new ones with 503, a client
-// over its share of the spool with 429 (docs/decisions/011-spool-shares-and-full-spool.md).
 
 export interface DeliveryOptions {
   mode: SpoolMode;

@@ -1,8 +1,7 @@
-import { createDsnAllowlist } from '../envelope/allowlist.ts';
-import { type Dsn, envelopeEndpoint, parseDsn } from '../envelope/dsn.ts';
-
 // Whether a spooled row, accepted possibly days and a redeploy ago, may still go where it was going: its DSN still
 // allowed and its URL still the one that DSN's envelopes go to now (UPSTREAM_URL, or the DSN's envelope endpoint).
+import { createDsnAllowlist } from '../envelope/allowlist.ts';
+import { type Dsn, envelopeEndpoint, parseDsn } from '../envelope/dsn.ts';
 
 export interface DestinationConfig {
   allowedDsns: readonly Dsn[];

@@ -1,12 +1,11 @@
+// Stage 9 (delivery's send): one POST through a keep-alive undici Pool per origin, its answer classified: delivered,
+// rate_limited, rejected (other 4xx: retrying gets the same answer) or failed (network, timeout, 5xx, 408: retried).
+// `Pool.dispatch` rather than `request()`: no response stream or promise per send (docs/decisions/002-*).
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { type ParsedLimit, parseRateLimits } from '../envelope/rate-limit-header.ts';
 import { type FileBody, fileBodyStream } from '../spool/streamed-body.ts';
-
-// Stage 9 (delivery's send): one POST through a keep-alive undici Pool per origin, its answer classified: delivered,
-// rate_limited, rejected (other 4xx: retrying gets the same answer) or failed (network, timeout, 5xx, 408: retried).
-// `Pool.dispatch` rather than `request()`: no response stream or promise per send (docs/decisions/002-*).
 
 export type ForwardOutcome = 'delivered' | 'rate_limited' | 'rejected' | 'failed';
 

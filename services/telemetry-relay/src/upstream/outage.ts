@@ -1,8 +1,7 @@
-import type { ForwardResult } from './forward.ts';
-
 // Whether upstream is taking envelopes. Down (a send failed), new envelopes wait in the spool and one send at a time
 // probes; any answer (even a 4xx) means it is back and everything waiting is due (`onBack`). Retries back off
 // exponentially with equal jitter, so envelopes that failed together do not all come back together.
+import type { ForwardResult } from './forward.ts';
 
 export interface OutageOptions {
   /** Sends at once while upstream is up. */

@@ -1,3 +1,4 @@
+// The shop's start page.
 import { Link } from 'react-router';
 
 const START_LINKS = [

@@ -1,3 +1,4 @@
+// The layout around every page: header, navigation and the theme from the visitor's preferences.
 import { NavLink, Outlet, ScrollRestoration, useLoaderData } from 'react-router';
 import { NavigationEffects } from '../framework/navigation-effects.tsx';
 import type { RootData } from './preferences/preferences.server.ts';

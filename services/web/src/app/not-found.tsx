@@ -1,3 +1,4 @@
+// The view for any URL no route matches.
 import { NotFoundScreen } from '../framework/error-screens.tsx';
 
 export function Component() {

@@ -1,3 +1,4 @@
+// Outcomes a loader or action throws instead of returning, handled the same on the server and in the browser.
 import { data } from 'react-router';
 
 /** Throw from a loader or action: the not-found view with status 404, on first load and on client navigation. */

@@ -1,3 +1,5 @@
+// The settings the browser learns from the server's page instead of its build, so one bundle runs anywhere.
+
 /** What the server tells the browser at run time (in <script type="application/json" id="client-config">). */
 export interface ClientConfig {
   sentry: {

@@ -1,3 +1,4 @@
+// The browser's routes from the route table, each view's code loaded only when a navigation needs it.
 import type { RouteObject } from 'react-router';
 import { RouteErrorBoundary } from './error-screens.tsx';
 import { type RouteEntry, type RouteHandle, type RouteView, viewHandle } from './route-entry.ts';

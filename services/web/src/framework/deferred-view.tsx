@@ -1,3 +1,4 @@
+// Streaming parts of a page: a fallback until deferred data arrives, an error in place of that part alone.
 import { type ReactNode, Suspense } from 'react';
 import { Await, useAsyncError } from 'react-router';
 import { digestOf } from './page-data-protocol.ts';

@@ -1,3 +1,4 @@
+// The screens shown in place of a page that failed or does not exist, on the server and in the browser.
 import { createContext, type ReactNode, useContext, useLayoutEffect } from 'react';
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 import { CLIENT_ERROR_TEXT, digestOf, SERVER_ERROR_TEXT } from './page-data-protocol.ts';

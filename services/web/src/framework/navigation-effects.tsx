@@ -1,3 +1,4 @@
+// What a client-side navigation must do that a full load gets for free: title, head metadata, focus, scroll.
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useMatches, useNavigationType } from 'react-router';
 import { type PageMeta, pageMetaOf } from './page-meta.ts';

@@ -1,3 +1,5 @@
+// One name per route for logs, metrics and transactions, whatever the URL's parameters.
+
 /**
  * The route pattern (e.g. /catalog/:slug) of a match list: what the server labels requests, metrics and spans with,
  * and what the browser names its navigation transactions by.

@@ -1,3 +1,4 @@
+// The server's routes from the route table, checked against the handlers at startup.
 import type { RouteObject } from 'react-router';
 import { RouteErrorBoundary } from './error-screens.tsx';
 import {

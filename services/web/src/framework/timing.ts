@@ -1,4 +1,5 @@
-/** The timing constants of the specification (§9), named after what they mean. One place, used by client and tests. */
+// The timing constants of the specification (§9), named after what they mean. One place, used by client and tests.
+
 export const PREFETCH_CONCURRENCY = 5;
 /** A prefetched page is used by a navigation without a request while younger than this. */
 export const PREFETCH_FRESH_MS = 30_000;

@@ -1,3 +1,4 @@
+// The web service assembled: routes, security headers, load shedding, assets and the tunnel, not yet listening.
 import type { RequestListener } from 'node:http';
 import { type AdminPort, createFrontDoor, type ServiceApp } from '@app/service-kit';
 import { APP_NAME, routeTable, views } from '../app/route-table.ts';

@@ -1,3 +1,4 @@
+// Every environment variable the web service reads, validated at startup; a wrong one stops it naming the variable.
 import {
   type ConnectionLimits,
   containerCpuLimit,

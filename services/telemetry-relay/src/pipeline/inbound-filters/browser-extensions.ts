@@ -1,8 +1,7 @@
-import { exceptions, framePath } from './event-fields.ts';
-import type { InboundFilter } from './types.ts';
-
 // relay-filter/src/browser_extensions.rs: errors whose first exception's value names a known extension or injected
 // script, or whose last frame that is not anonymous comes from an extension or a known injecting host.
+import { exceptions, framePath } from './event-fields.ts';
+import type { InboundFilter } from './types.ts';
 
 const EXTENSION_VALUES = new RegExp(
   [

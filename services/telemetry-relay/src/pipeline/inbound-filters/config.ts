@@ -1,3 +1,4 @@
+// Reading the inbound filters' environment variables into settings.
 import type { EnvReader } from '@app/service-kit';
 import {
   DEFAULT_FILTER_IDS,

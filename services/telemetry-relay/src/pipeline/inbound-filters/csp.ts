@@ -1,9 +1,8 @@
-import { asObject } from './event-fields.ts';
-import type { InboundFilter, Json } from './types.ts';
-
 // relay-filter/src/csp.rs with Sentry's default disallowed sources (sentry/interfaces/security.py
 // `DEFAULT_DISALLOWED_SOURCES`, on while "Use default ignored sources" is, as for a new project): a CSP report whose
 // blocked URI or source file is an extension, a browser page or a known injector says nothing about the site.
+import { asObject } from './event-fields.ts';
+import type { InboundFilter, Json } from './types.ts';
 
 export const DEFAULT_DISALLOWED_SOURCES = [
   'about',

@@ -1,15 +1,14 @@
-import type { EnvelopeItem } from '../../envelope/types.ts';
-import { tableable } from '../../pii/byte-scan.ts';
-import type { ScanPlan } from '../item-scan.ts';
-import type { ItemTexts } from '../item-text.ts';
-import type { FilteredKind, InboundFilter } from './types.ts';
-
 // The gate: before an item is parsed, the string values under the few keys the filters read (an exception's value,
 // the User-Agent header, a transaction's name) are found by string search and offered to each filter's `mayMatch`,
 // and the filters' needles are looked for. A regular expression over the whole payload cost as much as JSON.parse;
 // this costs a few native searches. In valid JSON every key is a quoted string, found verbatim unless written with a
 // `\u` escape, and a payload with one is always parsed. The User-Agent header is matched in any case, as Relay reads
 // it (`gent"` / `GENT"`, checked backwards). See docs/decisions/013 for the one inexactness (needles' case).
+import type { EnvelopeItem } from '../../envelope/types.ts';
+import { tableable } from '../../pii/byte-scan.ts';
+import type { ScanPlan } from '../item-scan.ts';
+import type { ItemTexts } from '../item-text.ts';
+import type { FilteredKind, InboundFilter } from './types.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -1,9 +1,8 @@
-import { userAgentFilter } from './user-agent-filter.ts';
-
 // relay-filter/src/legacy_browsers.rs with the subfilters Sentry turns on for a new project (ie, edge, safari,
 // firefox, chrome, opera, android, opera_mini; sentry `set_default_inbound_filters`), each filtering its browser
 // at or below the version Sentry names. Relay learns the family from uap-core's regexes; this reads the tokens those
 // regexes key on, for these eight families only (docs/decisions/013).
+import { userAgentFilter } from './user-agent-filter.ts';
 
 /** Highest major version filtered, per family. */
 const FILTERED_UP_TO: Record<string, number> = {

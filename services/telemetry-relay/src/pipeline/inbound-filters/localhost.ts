@@ -1,8 +1,7 @@
-import { requestUrl, userIp } from './event-fields.ts';
-import type { InboundFilter } from './types.ts';
-
 // relay-filter/src/localhost.rs (opt-in, as in Sentry): the user's address is a loopback one, or the page's URL is
 // on localhost.
+import { requestUrl, userIp } from './event-fields.ts';
+import type { InboundFilter } from './types.ts';
 
 const LOCAL_IPS = new Set(['127.0.0.1', '::1']);
 const LOCAL_DOMAINS = new Set(['127.0.0.1', 'localhost']);

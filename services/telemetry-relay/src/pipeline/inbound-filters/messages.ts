@@ -1,9 +1,8 @@
+// The two opt-in filters that take the project's own globs: relay-filter/src/error_messages.rs (the log message, or
+// each exception as "Type: value", Type or value alone when the other is empty) and releases.rs (the release name).
 import { exceptions, logMessage, release } from './event-fields.ts';
 import { globsToRegExp } from './glob.ts';
 import type { InboundFilter } from './types.ts';
-
-// The two opt-in filters that take the project's own globs: relay-filter/src/error_messages.rs (the log message, or
-// each exception as "Type: value", Type or value alone when the other is empty) and releases.rs (the release name).
 
 export function errorMessages(patterns: readonly string[]): InboundFilter {
   const globs = globsToRegExp(patterns);

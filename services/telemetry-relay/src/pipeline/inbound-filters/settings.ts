@@ -1,3 +1,5 @@
+// Which inbound filters run (INBOUND_FILTERS, INBOUND_ERROR_MESSAGES, INBOUND_RELEASES), in the order Relay runs
+// them (relay-filter/src/lib.rs `should_filter`): the first that matches names the outcome.
 import { browserExtensions } from './browser-extensions.ts';
 import { invalidCsp } from './csp.ts';
 import { chunkLoadError, reactHydrationErrors } from './generic.ts';
@@ -7,9 +9,6 @@ import { errorMessages, releases } from './messages.ts';
 import { filteredTransaction } from './transaction-name.ts';
 import type { InboundFilter } from './types.ts';
 import { webCrawlers } from './web-crawlers.ts';
-
-// Which inbound filters run (INBOUND_FILTERS, INBOUND_ERROR_MESSAGES, INBOUND_RELEASES), in the order Relay runs
-// them (relay-filter/src/lib.rs `should_filter`): the first that matches names the outcome.
 
 export interface InboundFilterSettings {
   /** Relay's ids of the switchable filters that are on. */

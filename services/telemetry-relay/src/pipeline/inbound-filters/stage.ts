@@ -1,3 +1,6 @@
+// Stage 6, beside the ignore rules: Relay's inbound filters. An event, transaction or CSP report one of them matches
+// is dropped with the envelope's attachments, and reported with the filter's id as the reason (Relay's outcome
+// `filtered` with its FilterStatKey). Items are parsed only past the gate, and at most once (parsed-event.ts).
 import { itemCategory } from '../../envelope/categories.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../../envelope/json-depth.ts';
 import type { EnvelopeItem } from '../../envelope/types.ts';
@@ -9,10 +12,6 @@ import { asObject } from './event-fields.ts';
 import { createGate, filteredKind } from './gate.ts';
 import { enabledFilters, type InboundFilterSettings } from './settings.ts';
 import type { FilteredKind, InboundFilter } from './types.ts';
-
-// Stage 6, beside the ignore rules: Relay's inbound filters. An event, transaction or CSP report one of them matches
-// is dropped with the envelope's attachments, and reported with the filter's id as the reason (Relay's outcome
-// `filtered` with its FilterStatKey). Items are parsed only past the gate, and at most once (parsed-event.ts).
 
 export interface InboundFilterResult {
   /** The items to keep (the given array when nothing was dropped). */

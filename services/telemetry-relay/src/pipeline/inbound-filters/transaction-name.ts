@@ -1,9 +1,8 @@
+// relay-filter/src/transaction_name.rs with Sentry's health-check globs (sentry `HEALTH_CHECK_GLOBS`, sent to Relay
+// as `ignoreTransactions`): transactions only, never errors that happen to name the same route.
 import { eventType, transactionName } from './event-fields.ts';
 import { globsToRegExp } from './glob.ts';
 import type { InboundFilter } from './types.ts';
-
-// relay-filter/src/transaction_name.rs with Sentry's health-check globs (sentry `HEALTH_CHECK_GLOBS`, sent to Relay
-// as `ignoreTransactions`): transactions only, never errors that happen to name the same route.
 
 export const HEALTH_CHECK_GLOBS = [
   '*healthcheck*',

@@ -1,3 +1,4 @@
+// The shape shared by the filters that judge an event by its User-Agent (legacy browsers, web crawlers).
 import { userAgent } from './event-fields.ts';
 import type { InboundFilter } from './types.ts';
 

@@ -1,7 +1,6 @@
-import { userAgentFilter } from './user-agent-filter.ts';
-
 // relay-filter/src/web_crawlers.rs: the event's own User-Agent (request.headers, as the SDK recorded it), not the
 // tunnel request's: a crawler's page load reports through a browser-like client too.
+import { userAgentFilter } from './user-agent-filter.ts';
 
 const WEB_CRAWLERS = new RegExp(
   [

@@ -1,3 +1,4 @@
+// The catalog's loaders: a page of search results and one item with its related items deferred.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoaderFunctionArgs } from 'react-router';
 import { readPreferences } from '../preferences/preferences.server.ts';

@@ -1,3 +1,4 @@
+// One catalog item's page, its related items streamed in when they are ready.
 import { Link, useLoaderData } from 'react-router';
 import { Deferred } from '../../framework/deferred-view.tsx';
 import type { CatalogItemData } from './catalog.ts';

@@ -1,3 +1,4 @@
+// The catalog's list page: search box, results and paging links that work without JavaScript.
 import { Form, Link, useLoaderData, useNavigation } from 'react-router';
 import type { CatalogPage } from './catalog.ts';
 import { formatPrice } from './format.ts';

@@ -1,3 +1,4 @@
+// The diagnostics page: renders or throws the failure its URL names, so tests can watch errors reach Sentry.
 import { useState } from 'react';
 import { Link, useLoaderData } from 'react-router';
 import { Deferred } from '../../framework/deferred-view.tsx';

@@ -1,3 +1,4 @@
+// The diagnostics loader: fails on purpose in the way the URL names (throw, status, deferred error) for the tests.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { data, type LoaderFunctionArgs } from 'react-router';
 import { notFound } from '../signals.ts';

@@ -1,3 +1,4 @@
+// The preferences form: shows the saved values, or what was sent back with its errors.
 import { Form, useActionData, useLoaderData, useNavigation } from 'react-router';
 import type { PreferencesActionData, PreferencesData } from './preferences.server.ts';
 import { LIMITS } from './preferences.ts';

@@ -1,3 +1,4 @@
+// The visitor's preferences, kept in a cookie: read for every page, shown and changed on the preferences page.
 import { type ActionFunctionArgs, createCookie, data, type LoaderFunctionArgs } from 'react-router';
 import { redirect } from '../signals.ts';
 import { DEFAULT_PREFERENCES, type FieldErrors, LIMITS, type Preferences, validatePreferences } from './preferences.ts';
