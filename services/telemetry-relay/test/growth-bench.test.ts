@@ -1,7 +1,6 @@
-// The growth bench's own parts (bench/growth/): the envelopes it sends must be what its tables say they are, and
-// the plots docs/benchmarks.md embeds must be the table's numbers.
+// The growth bench's own parts (bench/growth/): the envelopes it sends must be what its tables say they are (the
+// printer is packages/test-kit's growth-report, tested there).
 import { describe, expect, it } from 'vitest';
-import { sizeLabel, table, xychart } from '../bench/growth/report.ts';
 import { EVENT_MAX_BYTES, sizedEnvelope } from '../bench/growth/sized-envelope.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';
 
@@ -25,47 +24,5 @@ describe('sizedEnvelope', () => {
     const event = envelope.items[0]?.payload ?? Buffer.alloc(0);
     expect(event.length).toBeLessThanOrEqual(EVENT_MAX_BYTES + 100);
     expect(JSON.parse(event.toString('utf8')).exception.values[0].type).toBe('TypeError');
-  });
-});
-
-describe('report', () => {
-  it('draws one line per series, in the order the title names them', () => {
-    const chart = xychart('MiB/s by size', ['1 KB', '20 MiB'], 'MiB/s', [
-      { name: 'relay (fast)', values: [1.234, 250.4] },
-      { name: 'fastify peer', values: [2, Number.NaN] },
-    ]);
-    expect(chart.split('\n')).toEqual([
-      '```mermaid',
-      'xychart-beta',
-      '  title "MiB/s by size: relay (fast) / fastify peer (0 = not run: fastify peer)"',
-      '  x-axis ["1 KB", "20 MiB"]',
-      '  y-axis "MiB/s"',
-      '  line [1.23, 250]',
-      '  line [2, 0]',
-      '```',
-    ]);
-  });
-
-  it('aligns a table: names left, numbers right, a missing number as a dash', () => {
-    expect(
-      table(
-        't',
-        ['name', 'env/s'],
-        [
-          ['relay', 9950.4],
-          ['peer', Number.NaN],
-        ],
-      ).split('\n'),
-    ).toEqual(['', 't', 'name   env/s', 'relay   9950', 'peer       –']);
-  });
-
-  it.each([
-    [1024, '1 KB'],
-    [65536, '64 KB'],
-    [MiB, '1 MiB'],
-    [20 * MiB, '20 MiB'],
-    [10.5 * MiB, '10.5 MiB'],
-  ])('labels %d bytes %s', (bytes, label) => {
-    expect(sizeLabel(bytes)).toBe(label);
   });
 });

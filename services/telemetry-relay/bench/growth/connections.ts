@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Cell, chart, table } from '@app/test-kit/growth-report';
 import { errorEnvelope } from '../envelopes.ts';
 import { fastifyPeers, PEER_DSN } from '../peers.ts';
 import { median, peakRssMib, resetPeak, sleep, type WrkCounts, waitForHttp, wrk } from './harness.ts';
-import { type Cell, table, xychart } from './report.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const tag = process.env.E2E_IMAGE_TAG || 'bench';
@@ -143,8 +143,9 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
         }),
       }));
     return [
+      `connections, each in a container of 256 MiB and 1 CPU (medians of ${o.rounds} × ${o.seconds} s; errors: non-2xx and socket errors over attempts)`,
+      '',
       table(
-        `connections, each in a container of 256 MiB and 1 CPU (medians of ${o.rounds} × ${o.seconds} s; errors: non-2xx and socket errors over attempts)`,
         [
           'conns',
           'contender',
@@ -160,14 +161,16 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
         rows,
       ),
       '',
-      xychart(
+      chart(
         'p99 (ms) by connections',
+        'connections',
         labels,
         'ms',
         series((p) => p.p99),
       ),
-      xychart(
+      chart(
         'peak RSS (MiB) by connections, limit 256',
+        'connections',
         labels,
         'MiB',
         series((p) => p.peakRss),
