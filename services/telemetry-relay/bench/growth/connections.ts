@@ -1,11 +1,13 @@
 // Connection sweep under the pod's limits (deploy/k8s: 256 MiB, 1 CPU): each contender runs in a container with
-// --memory 256m --cpus 1 pinned to CPU 0 on the host network — the relay from its image as built from this
-// checkout, the Fastify peers in the base image with the repository mounted read-only. wrk opens 50 → 1 000 →
-// 5 000 connections from CPU 1 and posts the 5 KB error envelope; the relay's MAX_CONNECTIONS (2 048) is its default.
+// --memory 256m --cpus 1 pinned to CPU 0 on the host network — the relay from its image built from this checkout
+// (test-kit's buildImage: a cache hit when nothing changed), the Fastify peers in the base image with the repository
+// mounted read-only. wrk opens 50 → 1 000 → 5 000 connections from CPU 1 and posts the 5 KB error envelope; the
+// relay's MAX_CONNECTIONS (2 048) is its default.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BASE_IMAGE, buildImage } from '@app/test-kit';
 import { type Cell, chart, table } from '@app/test-kit/growth-report';
 import { errorEnvelope } from '../envelopes.ts';
 import { fastifyPeers, PEER_DSN } from '../peers.ts';
@@ -14,7 +16,6 @@ import { median, peakRssMib, resetPeak, sleep, type WrkCounts, waitForHttp, wrk 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const tag = process.env.E2E_IMAGE_TAG || 'bench';
 const relayImage = `ssr-telemetry/telemetry-relay:${tag}`;
-const baseImage = process.env.NODE_IMAGE || 'localhost/ssr-telemetry/node:24-bookworm-slim';
 const LIMITS = ['--memory', '256m', '--memory-swap', '256m', '--cpus', '1', '--cpuset-cpus', '0'];
 
 export interface ConnectionsOptions {
@@ -29,22 +30,6 @@ export interface ConnectionsOptions {
 
 const docker = (args: string[]) => execFileSync('docker', args, { encoding: 'utf8', cwd: repoRoot }).trim();
 
-function ensureRelayImage(): void {
-  try {
-    docker(['image', 'inspect', relayImage]);
-  } catch {
-    console.log(`building ${relayImage} from this checkout…`);
-    execFileSync(
-      'docker',
-      [
-        ...['build', '-q', '--target', 'telemetry-relay', '--build-arg', `NODE_IMAGE=${baseImage}`],
-        ...['-t', relayImage, '.'],
-      ],
-      { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, DOCKER_BUILDKIT: '0' } },
-    );
-  }
-}
-
 interface Running {
   name: string;
   url: string;
@@ -54,7 +39,7 @@ interface Running {
 }
 
 export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
-  ensureRelayImage();
+  await buildImage({ tag: relayImage, target: 'telemetry-relay' });
   const containers: string[] = [];
   const start = async (name: string, port: number, args: string[], path: string, peer: boolean) => {
     const container = `relay-growth-${process.pid}-${containers.length}`;
@@ -81,7 +66,7 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
     for (const spec of typeof specs === 'string' ? [] : specs) {
       const envArgs = Object.entries(spec.env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
       const mount = ['-v', `${repoRoot}:${repoRoot}:ro`, '-w', join(repoRoot, 'services/telemetry-relay/bench/.peers')];
-      const args = [...mount, ...envArgs, baseImage, 'node', spec.script];
+      const args = [...mount, ...envArgs, BASE_IMAGE, 'node', spec.script];
       running.push(await start(spec.name, Number(spec.env.PORT), args, spec.path, true));
     }
     const bodies = { relay: join(o.work, 'connections.txt'), peer: join(o.work, 'connections-peer.txt') };
