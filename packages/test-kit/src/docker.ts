@@ -2,11 +2,13 @@
 // repository's images from this checkout the one way that works everywhere (legacy builder, the proxy CA for npm).
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+// From the module's own path, not `new URL(…)`: under happy-dom the global URL is not Node's.
+const repoRoot = `${join(dirname(fileURLToPath(import.meta.url)), '../../..')}/`;
 
 /**
  * The base the Dockerfiles build FROM (their NODE_IMAGE argument; default the official node:24-bookworm-slim): the
