@@ -11,7 +11,18 @@ import { BASE_IMAGE, buildImage } from '@app/test-kit';
 import { type Cell, chart, table } from '@app/test-kit/growth-report';
 import { errorEnvelope } from '../envelopes.ts';
 import { fastifyPeers, PEER_DSN } from '../peers.ts';
-import { median, peakRssMib, resetPeak, sleep, type WrkCounts, waitForHttp, wrk } from './harness.ts';
+import {
+  counters,
+  median,
+  peakRssMib,
+  resetPeak,
+  sleep,
+  type WrkCounts,
+  type WrkRun,
+  waitForHttp,
+  wrk,
+} from './harness.ts';
+import { describeRefusals } from './refusals.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const tag = process.env.E2E_IMAGE_TAG || 'bench';
@@ -33,6 +44,7 @@ const docker = (args: string[]) => execFileSync('docker', args, { encoding: 'utf
 interface Running {
   name: string;
   url: string;
+  origin: string;
   container: string;
   pid: number;
   peer: boolean;
@@ -48,7 +60,7 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
     const url = `http://127.0.0.1:${port}${path}`;
     await waitForHttp(peer ? url : `http://127.0.0.1:${port}/healthz`);
     const pid = Number(docker(['inspect', '-f', '{{.State.Pid}}', container]));
-    return { name, url, container, pid, peer };
+    return { name, url, origin: `http://127.0.0.1:${port}`, container, pid, peer };
   };
   try {
     const running: Running[] = [];
@@ -74,10 +86,12 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
     writeFileSync(bodies.peer, errorEnvelope(PEER_DSN));
     for (const c of running) wrk(c.url, c.peer ? bodies.peer : bodies.relay, 50, 1); // warm-up
 
-    const points = new Map<string, WrkCounts & { peakRss: number; oom: boolean }>();
+    const points = new Map<string, WrkCounts & { peakRss: number; oom: boolean; refusedBy: string }>();
     for (const step of o.steps) {
       for (const c of running) {
-        const runs: WrkCounts[] = [];
+        const runs: WrkRun[] = [];
+        const rejected = async () => (c.peer ? new Map() : counters(c.origin, 'relay_envelopes_rejected_total'));
+        const before = await rejected();
         resetPeak(c.pid);
         for (let round = 1; round <= o.rounds; round++) {
           runs.push(wrk(c.url, c.peer ? bodies.peer : bodies.relay, step, o.seconds));
@@ -91,10 +105,14 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
           errorShare: median(runs.map((r) => r.errorShare)),
           peakRss: peakRssMib(c.pid),
           oom: state !== 'true false',
+          refusedBy: describeRefusals(
+            runs.map((r) => r.errors),
+            c.peer ? undefined : { before, after: await rejected() },
+          ),
         };
         points.set(`${c.name}@${step}`, point);
         console.log(
-          `  ${String(step).padStart(5)} connections: ${c.name.padEnd(20)} ${point.okPerSecond.toFixed(0).padStart(6)}/s  p99 ${point.p99.toFixed(1)} ms  peak RSS ${point.peakRss.toFixed(0)} MiB  errors ${(point.errorShare * 100).toFixed(1)} %${point.oom ? '  NOT RUNNING / OOM-killed' : ''}`,
+          `  ${String(step).padStart(5)} connections: ${c.name.padEnd(20)} ${point.okPerSecond.toFixed(0).padStart(6)}/s  p99 ${point.p99.toFixed(1)} ms  peak RSS ${point.peakRss.toFixed(0)} MiB  errors ${(point.errorShare * 100).toFixed(1)} % (${point.refusedBy})${point.oom ? '  NOT RUNNING / OOM-killed' : ''}`,
         );
       }
     }
@@ -115,6 +133,7 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
           p.oom ? 'yes' : 'no',
           c.peer || !peer ? '' : p.okPerSecond / peer.okPerSecond,
           c.peer || !peer ? '' : p.p99 / peer.p99,
+          p.refusedBy,
         ]);
       }
     }
@@ -142,6 +161,7 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
           'OOM',
           '× peer full',
           'p99 × peer full',
+          `errors by reason (relay's counter) and kind (wrk), all rounds`,
         ],
         rows,
       ),
