@@ -60,13 +60,8 @@ export interface ImageBuild {
 export async function buildImage(build: ImageBuild): Promise<string> {
   ensureBuildCa();
   const started = Date.now();
-  const args = [
-    'build',
-    '-q',
-    '-f',
-    build.dockerfile ?? 'Dockerfile',
-    ...(build.target ? ['--target', build.target] : []),
-  ];
+  const args = ['build', '-q', '-f', build.dockerfile ?? 'Dockerfile'];
+  if (build.target) args.push('--target', build.target);
   for (const [key, value] of Object.entries({ NODE_IMAGE: BASE_IMAGE, ...build.buildArgs })) {
     args.push('--build-arg', `${key}=${value}`);
   }
