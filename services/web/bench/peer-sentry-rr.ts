@@ -1,9 +1,10 @@
 // The React Router framework peer with Sentry, as @sentry/react-router's README and docs set it up: the ssr-rr peer
 // copied into `.cache/peers/sentry-rr`, installed with `npm ci` from the package.json and lock pinned in
-// `bench/peers/sentry-rr-lock/` (its own dependencies plus the SDK, so no version floats), the files of `bench/peers/sentry-rr/` added (server entry
-// with createSentryHandleRequest, handleError and the server instrumentation; client entry; the root error
-// boundary; instrument.server.mjs) and the server started with `--import ./instrument.server.mjs`, its documented
-// start script. The SDK's major is 10: @sentry/react-router has no 11.x release (ours is @sentry/node 11.12.0).
+// `bench/peers/sentry-rr-lock/` (its own dependencies plus the SDK, so no version floats), the files of
+// `bench/peers/sentry-rr/` added (server entry with createSentryHandleRequest, handleError and the server
+// instrumentation; client entry; the root error boundary; instrument.server.mjs) and the server started with
+// `--import ./instrument.server.mjs`, its documented start script. The SDK's major is 10: @sentry/react-router has
+// no 11.x release (ours is @sentry/node 11.12.0).
 
 import { appendFileSync, cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
