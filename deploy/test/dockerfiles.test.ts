@@ -114,7 +114,7 @@ describe('the base image', () => {
     }
   });
 
-  it.each(['e2e/support/containers.ts', 'scripts/release/images.ts'])(
+  it.each(['packages/test-kit/src/docker.ts', 'scripts/release/images.ts'])(
     '%s passes the local base to every build as NODE_IMAGE',
     (path) => {
       const text = readFileSync(`${repoRoot}${path}`, 'utf8');

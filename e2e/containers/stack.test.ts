@@ -4,12 +4,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildImage as buildStage } from '@app/test-kit';
 import type { Browser, Page } from 'playwright-core';
 import { Network, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import {
-  BASE_IMAGE,
   buildImage,
   type CaptureContainer,
   type CapturedEnvelopeView,
@@ -186,10 +186,7 @@ describe('web and relay containers with Chromium', () => {
     }
     // The release step's input, taken from the same build: docker build --target web-sourcemaps.
     const stage = `ssr-telemetry/web-sourcemaps:${E2E_TAG}`;
-    const baseArg = ['--build-arg', `NODE_IMAGE=${BASE_IMAGE}`];
-    await docker(['build', '-q', '-f', 'Dockerfile', '--target', 'web-sourcemaps', ...baseArg, '-t', stage, '.'], {
-      env: { ...process.env, DOCKER_BUILDKIT: '0' },
-    });
+    await buildStage({ tag: stage, target: 'web-sourcemaps' });
     const id = await docker(['create', stage, 'none']);
     const out = await mkdtemp(join(tmpdir(), 'web-sourcemaps-'));
     try {

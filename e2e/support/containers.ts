@@ -1,74 +1,29 @@
 // Helpers for the container suites (e2e/containers): build the images from their Dockerfiles once per run, run them
 // hardened as in production, and run the capture upstream in a container of our base image.
-import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { BASE_IMAGE, buildImage as buildTestImage, docker } from '@app/test-kit';
 import { GenericContainer, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
 
-const run = promisify(execFile);
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export type ImageName = 'web' | 'telemetry-relay' | 'telemetry-viewer' | 'prometheus';
 /** Where each image is built from: the services are targets of the root Dockerfile. */
-const builds: Record<ImageName, string[]> = {
-  web: ['-f', 'Dockerfile', '--target', 'web'],
-  'telemetry-relay': ['-f', 'Dockerfile', '--target', 'telemetry-relay'],
-  'telemetry-viewer': ['-f', 'deploy/viewer/Dockerfile'],
-  prometheus: ['-f', 'deploy/prometheus/Dockerfile'],
+const builds: Record<ImageName, { dockerfile: string; target?: string }> = {
+  web: { dockerfile: 'Dockerfile', target: 'web' },
+  'telemetry-relay': { dockerfile: 'Dockerfile', target: 'telemetry-relay' },
+  'telemetry-viewer': { dockerfile: 'deploy/viewer/Dockerfile' },
+  prometheus: { dockerfile: 'deploy/prometheus/Dockerfile' },
 };
 /** The tag the suites (and the compose smoke test, via IMAGE_TAG) use; E2E_IMAGE_TAG keeps checkouts apart. */
 export const E2E_TAG = process.env.E2E_IMAGE_TAG || 'e2e';
 export const imageRef = (name: ImageName) => `ssr-telemetry/${name}:${E2E_TAG}`;
-/**
- * The base the Dockerfiles build FROM (their NODE_IMAGE argument; default the official node:24-bookworm-slim): the
- * one scripts/machine/setup.sh builds under its own name, unless NODE_IMAGE names another.
- */
-export const BASE_IMAGE = process.env.NODE_IMAGE || 'localhost/ssr-telemetry/node:24-bookworm-slim';
+/** The base image, the docker CLI and the image builder are the test-kit's: the growth benches build with them too. */
+export { BASE_IMAGE, docker };
 
-/** Runs the docker CLI; throws with its output on failure. */
-export async function docker(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<string> {
-  try {
-    const { stdout } = await run('docker', args, {
-      cwd: options.cwd ?? repoRoot,
-      env: options.env ?? process.env,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return stdout.trim();
-  } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`docker ${args.join(' ')} failed:\n${stdout}${stderr}`);
-  }
-}
-
-/**
- * npm inside a build stage needs the CA bundle of the TLS-intercepting proxy some machines sit behind (CI's does).
- * The Dockerfiles pick up ./ci-ca.pem when it exists (gitignored, build stages only); provide it from the system
- * bundle, which also holds the public roots, so it is harmless where there is no proxy.
- */
-function ensureBuildCa(): void {
-  const target = `${repoRoot}ci-ca.pem`;
-  const system = process.env.BUILD_CA_BUNDLE ?? '/etc/ssl/certs/ca-certificates.crt';
-  if (!existsSync(target) && existsSync(system)) copyFileSync(system, target);
-}
-
-/**
- * Builds an image from its Dockerfile (legacy builder: works on Docker 20.10 without buildx). Docker's layer cache
- * makes a second build in the same run (another suite file) a cache hit of about a second, so each suite just asks.
- */
+/** Builds one of the images from its Dockerfile in this checkout, tagged for this run (imageRef). */
 export async function buildImage(name: ImageName): Promise<string> {
-  ensureBuildCa();
-  const started = Date.now();
-  await docker(
-    [
-      ...['build', '-q', ...builds[name], '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`],
-      ...['--build-arg', `RELEASE=${E2E_TAG}`, '-t', imageRef(name), '.'],
-    ],
-    { env: { ...process.env, DOCKER_BUILDKIT: '0' } },
-  );
-  const size = Number(await docker(['image', 'inspect', '-f', '{{.Size}}', imageRef(name)]));
-  process.stdout.write(`image ${imageRef(name)}: ${(size / 1e6).toFixed(0)} MB, built in ${Date.now() - started} ms\n`);
-  return imageRef(name);
+  return buildTestImage({ tag: imageRef(name), ...builds[name], buildArgs: { RELEASE: E2E_TAG } });
 }
 
 /** A container run as in production: read-only root filesystem, writable /tmp only, no capabilities. */

@@ -7,6 +7,7 @@ export {
   describe as describeEnvelope,
   startCaptureServer,
 } from './capture-server.ts';
+export { BASE_IMAGE, buildImage, docker, type ImageBuild } from './docker.ts';
 export type { CapturedItem, ParsedEnvelope } from './envelope-reader.ts';
 export { importStatementCount, importsOf, type Layer, layerViolations, sourceFiles } from './layers.ts';
 export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';

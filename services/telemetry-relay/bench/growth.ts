@@ -11,8 +11,8 @@
 //   GROWTH_SECONDS (5), GROWTH_ROUNDS (3), BENCH_CONNECTIONS (50, the size sweep's)
 //   GROWTH_BACKLOG      100000 (small envelopes), GROWTH_BACKLOG_LARGE 200 (10 MiB envelopes; 0 skips)
 //   GROWTH_DRAIN_SECONDS 120 (longest the live load runs while a backlog drains)
-//   E2E_IMAGE_TAG       the relay image the connection sweep runs (ssr-telemetry/telemetry-relay:<tag>; built when
-//                       missing, from this checkout)
+//   E2E_IMAGE_TAG       the relay image the connection sweep runs (ssr-telemetry/telemetry-relay:<tag>; built from
+//                       this checkout each run, a cache hit when nothing changed)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

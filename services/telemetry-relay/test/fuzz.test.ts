@@ -1,36 +1,17 @@
 // Property: whatever bytes arrive — valid envelopes mutated, truncated, spliced — the relay answers 200 or a 4xx
 // with a reason, never a 5xx, and never dies.
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  attachmentItem,
-  EVENT_ID,
-  envelope,
-  errorEvent,
-  eventItem,
-  type RunningRelay,
-  removeTempDirs,
-  startRelay,
-} from './helpers.ts';
+import { attachmentItem, EVENT_ID, envelope, errorEvent, eventItem } from './helpers.ts';
+import { withRelay } from './with-relay.ts';
 
-let capture: CaptureServer;
-let relay: RunningRelay;
+const under = withRelay({ MAX_EVENT_ITEM_BYTES: '4096' }, { projectId: '3', publicKey: 'fz' });
 let pool: Pool;
-let dsn: string;
 
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '3', publicKey: 'fz' });
-  relay = await startRelay({ ALLOWED_DSNS: dsn, MAX_EVENT_ITEM_BYTES: '4096' });
-  pool = new Pool(relay.url, { connections: 8 });
+beforeAll(() => {
+  pool = new Pool(under.relay.url, { connections: 8 });
 });
-afterAll(async () => {
-  await pool?.close();
-  await relay?.close();
-  await capture?.close();
-  removeTempDirs();
-});
+afterAll(() => pool?.close());
 
 describe('fuzz', () => {
   it('answers 200 or 4xx with a reason to 1500 mutated envelopes', async () => {
@@ -39,6 +20,7 @@ describe('fuzz', () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return Math.floor((seed / 2 ** 31) * n);
     };
+    const { dsn } = under;
     const seeds = [
       envelope({ event_id: EVENT_ID, dsn, sent_at: '2026-11-22T00:00:00Z' }, [
         eventItem(errorEvent()),
@@ -109,13 +91,13 @@ describe('fuzz', () => {
     }
     expect(statuses.get(200)).toBeGreaterThan(50);
     expect(statuses.get(400)).toBeGreaterThan(50);
-    expect((await fetch(`${relay.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${under.relay.url}/readyz`)).status).toBe(200);
   });
 
   it.each([
     [
       'a second dsn spelled \\u0064sn',
-      () => `{"dsn":"${dsn}","\\u0064sn":"http://fz@127.0.0.1:1/3"}\n{"type":"event"}\n{}`,
+      () => `{"dsn":"${under.dsn}","\\u0064sn":"http://fz@127.0.0.1:1/3"}\n{"type":"event"}\n{}`,
       400,
       /"dsn" appears more than once \(as "dsn" and "\\u0064sn"\)/,
     ],
@@ -127,15 +109,16 @@ describe('fuzz', () => {
     ],
     [
       'an event to be filtered, nested 128 deep',
-      () => `{"dsn":"${dsn}"}\n{"type":"event"}\n{"message":"Script error.","x":${'['.repeat(127)}${']'.repeat(127)}}`,
+      () =>
+        `{"dsn":"${under.dsn}"}\n{"type":"event"}\n{"message":"Script error.","x":${'['.repeat(127)}${']'.repeat(127)}}`,
       400,
       /item 1 \(event\) nests arrays\/objects deeper than 127 levels/,
     ],
-    ['CRLF line endings', () => `{"dsn":"${dsn}"}\r\n{"type":"event"}\r\n{}`, 400, /ends with "\\r"/],
+    ['CRLF line endings', () => `{"dsn":"${under.dsn}"}\r\n{"type":"event"}\r\n{}`, 400, /ends with "\\r"/],
   ])('answers %s with a 4xx and its reason', async (_name, body, status, detail) => {
     const response = await pool.request({ method: 'POST', path: '/monitoring', body: body() });
     const answer = (await response.body.json()) as { error: string; detail: string };
     expect([response.statusCode, answer.detail]).toEqual([status, expect.stringMatching(detail)]);
-    expect((await fetch(`${relay.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${under.relay.url}/readyz`)).status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
-// The growth bench's own parts (bench/growth/): the envelopes it sends must be what its tables say they are, and
-// the plots docs/benchmarks.md embeds must be the table's numbers.
+// The growth bench's own parts (bench/growth/): the envelopes it sends must be what its tables say they are (the
+// printer is packages/test-kit's growth-report, tested there).
 import { describe, expect, it } from 'vitest';
-import { sizeLabel, table, xychart } from '../bench/growth/report.ts';
+import { describeRefusals } from '../bench/growth/refusals.ts';
 import { EVENT_MAX_BYTES, sizedEnvelope } from '../bench/growth/sized-envelope.ts';
 import { parseEnvelope } from '../src/envelope/parse.ts';
 
@@ -28,44 +28,39 @@ describe('sizedEnvelope', () => {
   });
 });
 
-describe('report', () => {
-  it('draws one line per series, in the order the title names them', () => {
-    const chart = xychart('MiB/s by size', ['1 KB', '20 MiB'], 'MiB/s', [
-      { name: 'relay (fast)', values: [1.234, 250.4] },
-      { name: 'fastify peer', values: [2, Number.NaN] },
-    ]);
-    expect(chart.split('\n')).toEqual([
-      '```mermaid',
-      'xychart-beta',
-      '  title "MiB/s by size: relay (fast) / fastify peer (0 = not run: fastify peer)"',
-      '  x-axis ["1 KB", "20 MiB"]',
-      '  y-axis "MiB/s"',
-      '  line [1.23, 250]',
-      '  line [2, 0]',
-      '```',
-    ]);
-  });
-
-  it('aligns a table: names left, numbers right, a missing number as a dash', () => {
-    expect(
-      table(
-        't',
-        ['name', 'env/s'],
-        [
-          ['relay', 9950.4],
-          ['peer', Number.NaN],
-        ],
-      ).split('\n'),
-    ).toEqual(['', 't', 'name   env/s', 'relay   9950', 'peer       –']);
-  });
-
+describe('describeRefusals', () => {
+  const run = (non2xx: number, read = 0, timeout = 0) => ({ non2xx, connect: 0, read, write: 0, timeout });
   it.each([
-    [1024, '1 KB'],
-    [65536, '64 KB'],
-    [MiB, '1 MiB'],
-    [20 * MiB, '20 MiB'],
-    [10.5 * MiB, '10.5 MiB'],
-  ])('labels %d bytes %s', (bytes, label) => {
-    expect(sizeLabel(bytes)).toBe(label);
+    ['nothing refused', [run(0)], undefined, 'none'],
+    [
+      'a peer: non-2xx and socket errors, largest first',
+      [run(3, 5), run(2, 0, 1)],
+      undefined,
+      'non-2xx: 5, socket read: 5, socket timeout: 1',
+    ],
+    [
+      "the relay's reasons over the step, with their statuses",
+      [run(1500), run(1500, 7)],
+      {
+        before: new Map([
+          ['client_overloaded', 100],
+          ['overloaded', 4],
+        ]),
+        after: new Map([
+          ['client_overloaded', 2100],
+          ['overloaded', 4],
+          ['client_spool_full', 1000],
+        ]),
+      },
+      'client_overloaded 429: 2 000, client_spool_full 429: 1 000, socket read: 7',
+    ],
+    [
+      'answers the counter did not see',
+      [run(12)],
+      { before: new Map(), after: new Map([['overloaded', 10]]) },
+      'overloaded 503: 10, other non-2xx: 2',
+    ],
+  ])('%s', (_name, runs, rejected, text) => {
+    expect(describeRefusals(runs, rejected)).toBe(text);
   });
 });

@@ -2,12 +2,12 @@
 // from) and Sentry's defaults, the item in and Relay's decision (dropped with a FilterStatKey name, or kept). Every
 // row runs (a) through the stage and (b) through a relay over loopback HTTP against a capture upstream: a dropped
 // item never arrives and the envelope's client report names the reason; a kept one arrives byte for byte.
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createItem } from '../src/envelope/serialize.ts';
 import { createInboundFilters } from '../src/pipeline/inbound-filters/stage.ts';
-import { envelope, post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import { envelope, post } from './helpers.ts';
 import { type FilterRow, RELAY_FILTER_ROWS } from './inbound-filter-rows.ts';
+import { withRelay } from './with-relay.ts';
 
 // A new project's defaults plus localhost (opt-in), as the rows from localhost.rs need; the relay below likewise.
 const judge = createInboundFilters({
@@ -39,34 +39,21 @@ describe('inbound filters: Relay conformance (through the stage)', () => {
 });
 
 describe('inbound filters: Relay conformance (over HTTP through a relay)', () => {
-  let capture: CaptureServer;
-  let relay: RunningRelay;
-  let dsn: string;
-  beforeAll(async () => {
-    capture = await startCaptureServer();
-    dsn = capture.dsn({ projectId: '29', publicKey: 'filterkey' });
-    relay = await startRelay({
-      ALLOWED_DSNS: dsn,
-      INBOUND_FILTERS: 'default,localhost',
-      CLIENT_REPORT_INTERVAL_MS: '100',
-    });
-  });
-  afterAll(async () => {
-    await relay?.close();
-    await capture?.close();
-    removeTempDirs();
-  });
+  const under = withRelay(
+    { INBOUND_FILTERS: 'default,localhost', CLIENT_REPORT_INTERVAL_MS: '100' },
+    { projectId: '29', publicKey: 'filterkey' },
+  );
 
   it.each(RELAY_FILTER_ROWS.map(([name, row], i) => [name, row, i] as const))('%s', async (_name, row, i) => {
     // A session beside the row's item: the envelope always has something left to forward, with its client report.
     const sid = `row-${i}`;
     const payload = JSON.stringify(row.payload);
-    const body = envelope({ dsn }, [
+    const body = envelope({ dsn: under.dsn }, [
       { header: { type: row.item }, payload },
       { header: { type: 'session' }, payload: JSON.stringify({ sid }) },
     ]);
-    expect((await post(relay.tunnel, body)).status).toBe(200);
-    const arrived = await capture.waitFor((e) => e.items.some((item) => item.payload.toString().includes(sid)));
+    expect((await post(under.relay.tunnel, body)).status).toBe(200);
+    const arrived = await under.capture.waitFor((e) => e.items.some((item) => item.payload.toString().includes(sid)));
     const types = arrived.items.map((item) => item.type);
     if (row.dropped) {
       expect(types).toEqual(['session', 'client_report']);
@@ -80,7 +67,7 @@ describe('inbound filters: Relay conformance (over HTTP through a relay)', () =>
   });
 
   it('counts each drop in relay_items_dropped_total by the filter id', async () => {
-    const text = await (await fetch(`${relay.url}/metrics`)).text();
+    const text = await (await fetch(`${under.relay.url}/metrics`)).text();
     for (const reason of ['browser-extensions', 'web-crawlers', 'filtered-transaction', 'invalid-csp']) {
       expect(text).toMatch(new RegExp(`relay_items_dropped_total\\{reason="${reason}",type="[a-z_]+"\\} [1-9]`));
     }
@@ -90,7 +77,7 @@ describe('inbound filters: Relay conformance (over HTTP through a relay)', () =>
     const report = {
       'csp-report': { 'document-uri': 'https://shop.example.com/', 'blocked-uri': 'chrome-extension://abc' },
     };
-    const response = await fetch(`${relay.tunnel}/security?dsn=${encodeURIComponent(dsn)}`, {
+    const response = await fetch(`${under.relay.tunnel}/security?dsn=${encodeURIComponent(under.dsn)}`, {
       method: 'POST',
       body: JSON.stringify(report),
       headers: { 'content-type': 'application/csp-report' },
@@ -98,7 +85,7 @@ describe('inbound filters: Relay conformance (over HTTP through a relay)', () =>
     expect(response.status).toBe(200);
     // Nothing was left to forward: the outcome comes alone, in the next batch of client reports.
     type Report = { discarded_events?: Array<{ reason: string; category: string }> };
-    const alone = await capture.waitFor(
+    const alone = await under.capture.waitFor(
       (e) => e.items.length === 1 && e.items[0]?.type === 'client_report' && e.body.includes('invalid-csp'),
     );
     expect((alone.items[0]?.json as Report | undefined)?.discarded_events).toContainEqual({
@@ -106,8 +93,8 @@ describe('inbound filters: Relay conformance (over HTTP through a relay)', () =>
       category: 'security',
       quantity: 1,
     });
-    expect(capture.items('raw_security').some((item) => item.payload.toString().includes('chrome-extension'))).toBe(
-      false,
-    );
+    expect(
+      under.capture.items('raw_security').some((item) => item.payload.toString().includes('chrome-extension')),
+    ).toBe(false);
   });
 });

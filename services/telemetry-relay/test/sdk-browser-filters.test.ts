@@ -2,27 +2,18 @@
 // would drop is dropped here, and the client report says which filter dropped it.
 // @vitest-environment happy-dom
 
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import { eventually } from './helpers.ts';
+import { withRelay } from './with-relay.ts';
 
-let capture: CaptureServer;
-let relay: RunningRelay;
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  const dsn = capture.dsn({ projectId: '29', publicKey: 'filterbrowser' });
-  relay = await startRelay({ ALLOWED_DSNS: dsn, CLIENT_REPORT_INTERVAL_MS: '100' });
+const under = withRelay({ CLIENT_REPORT_INTERVAL_MS: '100' }, { projectId: '29', publicKey: 'filterbrowser' });
+beforeAll(() => {
+  const { dsn, relay } = under;
   (globalThis as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${relay.url}/items/42`);
   Sentry.init({ dsn, tunnel: '/monitoring', release: 'shop@1', integrations: [] });
 });
-afterAll(async () => {
-  await Sentry.close(2000);
-  await relay?.close();
-  await capture?.close();
-  removeTempDirs();
-});
+afterAll(() => Sentry.close(2000));
 
 /** An error as Chrome reports one thrown by an extension's content script. */
 function extensionError(): Error {
@@ -43,10 +34,10 @@ describe('@sentry/browser through the relay: inbound filters', () => {
     const kept = Sentry.captureException(new Error('cart total is NaN'));
     await Sentry.flush(2000);
 
-    await capture.waitFor((e) => e.header.event_id === kept);
+    await under.capture.waitFor((e) => e.header.event_id === kept);
     type Report = { discarded_events?: Array<{ reason: string; category: string; quantity: number }> };
     const reasons = () =>
-      capture.items('client_report').flatMap((item) => (item.json as Report).discarded_events ?? []);
+      under.capture.items('client_report').flatMap((item) => (item.json as Report).discarded_events ?? []);
     await eventually(
       () => ['chunk-load-error', 'browser-extensions'].every((r) => reasons().some((d) => d.reason === r)),
       5000,
@@ -58,7 +49,7 @@ describe('@sentry/browser through the relay: inbound filters', () => {
         { reason: 'browser-extensions', category: 'error', quantity: 1 },
       ]),
     );
-    const arrivedIds = capture.envelopes.map((e) => e.header.event_id);
+    const arrivedIds = under.capture.envelopes.map((e) => e.header.event_id);
     for (const id of dropped) expect(arrivedIds).not.toContain(id);
   });
 });

@@ -4,22 +4,18 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import { withRelay } from './with-relay.ts';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXVzZXI.sig-4f2a';
 const SESSION = 's%3AaXf93kQ-session-value';
-let capture: CaptureServer;
-let relay: RunningRelay;
+const under = withRelay({}, { projectId: '12', publicKey: 'nodescrub' });
 let server: Server;
 let eventId: string | undefined;
 
 beforeAll(async () => {
-  capture = await startCaptureServer();
-  const dsn = capture.dsn({ projectId: '12', publicKey: 'nodescrub' });
-  relay = await startRelay({ ALLOWED_DSNS: dsn });
+  const { dsn, relay } = under;
   Sentry.init({ dsn, tunnel: relay.tunnel, release: 'scrub-test@1', defaultIntegrations: false });
   server = createServer((req: IncomingMessage, res) => {
     try {
@@ -45,9 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.close();
   await Sentry.close(2000);
-  await relay?.close();
-  await capture?.close();
-  removeTempDirs();
 });
 
 describe('@sentry/node: a server error with credentials in its request', () => {
@@ -58,7 +51,7 @@ describe('@sentry/node: a server error with credentials in its request', () => {
     });
     expect(response.status).toBe(500);
     await Sentry.flush(2000);
-    const arrived = await capture.waitFor((e) => e.header.event_id === eventId);
+    const arrived = await under.capture.waitFor((e) => e.header.event_id === eventId);
     const text = arrived.body.toString('utf8');
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(SESSION);

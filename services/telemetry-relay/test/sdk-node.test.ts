@@ -1,39 +1,30 @@
 // The real @sentry/node SDK, sending through the relay's tunnel as a server-side app would.
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import { eventually } from './helpers.ts';
+import { withRelay } from './with-relay.ts';
 
-let capture: CaptureServer;
-let relay: RunningRelay;
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  const dsn = capture.dsn({ projectId: '11', publicKey: 'nodekey' });
-  relay = await startRelay({ ALLOWED_DSNS: dsn, CLIENT_REPORT_INTERVAL_MS: '100' });
+const under = withRelay({ CLIENT_REPORT_INTERVAL_MS: '100' }, { projectId: '11', publicKey: 'nodekey' });
+beforeAll(() => {
+  const { dsn, relay } = under;
   Sentry.init({ dsn, tunnel: relay.tunnel, tracesSampleRate: 1, release: 'relay-test@1', defaultIntegrations: false });
 });
-afterAll(async () => {
-  await Sentry.close(2000);
-  await relay?.close();
-  await capture?.close();
-  removeTempDirs();
-});
+afterAll(() => Sentry.close(2000));
 
 describe('@sentry/node through the relay', () => {
   it('an error arrives upstream; an ignored one does not, and a client report says so', async () => {
     const kept = Sentry.captureException(new TypeError('payment form exploded'));
     const ignored = Sentry.captureException(new Error('ResizeObserver loop limit exceeded'));
     await Sentry.flush(2000);
-    const arrived = await capture.waitFor((e) => e.header.event_id === kept);
+    const arrived = await under.capture.waitFor((e) => e.header.event_id === kept);
     expect(arrived.items[0]?.json).toMatchObject({
       exception: { values: [{ type: 'TypeError', value: 'payment form exploded' }] },
     });
-    await eventually(() => capture.items('client_report').length > 0, 5000, 'a client report');
+    await eventually(() => under.capture.items('client_report').length > 0, 5000, 'a client report');
     expect(
-      capture.envelopes.some((e) => e.header.event_id === ignored && e.items.some((i) => i.type === 'event')),
+      under.capture.envelopes.some((e) => e.header.event_id === ignored && e.items.some((i) => i.type === 'event')),
     ).toBe(false);
-    expect(capture.items('client_report')[0]?.json).toMatchObject({
+    expect(under.capture.items('client_report')[0]?.json).toMatchObject({
       discarded_events: [{ reason: 'filtered', category: 'error', quantity: 1 }],
     });
   });
@@ -43,8 +34,14 @@ describe('@sentry/node through the relay', () => {
       Sentry.startSpan({ name: 'charge card', op: 'http.client' }, () => undefined);
     });
     await Sentry.flush(2000);
-    await eventually(() => capture.items('span').length + capture.items('transaction').length > 0, 5000, 'spans');
-    const names = JSON.stringify([...capture.items('span'), ...capture.items('transaction')].map((i) => i.json));
+    await eventually(
+      () => under.capture.items('span').length + under.capture.items('transaction').length > 0,
+      5000,
+      'spans',
+    );
+    const names = JSON.stringify(
+      [...under.capture.items('span'), ...under.capture.items('transaction')].map((i) => i.json),
+    );
     expect(names).toContain('checkout');
     expect(names).toContain('charge card');
   });

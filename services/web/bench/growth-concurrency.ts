@@ -3,9 +3,9 @@
 // and 1 000 keep-alive connections. Per step: answers and documents per second, the share refused with 503, p50/p99
 // of every answer, the server's CPU per document, its peak RSS, and which of shedding's thresholds refused.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { chart, num, table, times } from '@app/test-kit/growth-report';
 import { type LoadResult, runLoad } from './growth-load.ts';
 import { type PodLimits, readPodLimits, scrape, serverP99Ms, startPod } from './growth-pod.ts';
-import { chart, num, table, times } from './growth-report.ts';
 import { median } from './wrk.ts';
 
 export const CONNECTIONS = [10, 100, 1_000] as const;

@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { chart, num, table, times } from '@app/test-kit/growth-report';
 import { prepareGrowthPeer } from './growth-peer.ts';
 import { freePort } from './growth-pod.ts';
-import { chart, num, table, times } from './growth-report.ts';
 import { startSsrRrPeer } from './peer-ssr-rr.ts';
 import { median, type Result, wrk } from './wrk.ts';
 

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCaptureServer } from '@app/test-kit';
+import { buildImage, startCaptureServer } from '@app/test-kit';
 import { concurrencySweep } from './growth-concurrency.ts';
 import { sizeSweep } from './growth-size.ts';
 
@@ -21,7 +21,6 @@ const SWEEPS = (process.env.GROWTH_SWEEPS ?? 'size,concurrency').split(',');
 const ROUNDS = Number(process.env.GROWTH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.GROWTH_SECONDS ?? 5);
 const CONCURRENCY_SECONDS = Number(process.env.GROWTH_CONCURRENCY_SECONDS ?? 10);
-const BASE_IMAGE = process.env.NODE_IMAGE ?? 'localhost/ssr-telemetry/node:24-bookworm-slim';
 
 /** The deployed build (dist/server) and the growth build with the 500-item catalog (dist/growth). */
 function build(): void {
@@ -37,15 +36,9 @@ function build(): void {
 }
 
 /** This tree's image, as the container suites build it (Docker's layer cache makes a rebuild quick). */
-function image(): string {
+async function image(): Promise<string> {
   if (process.env.WEB_IMAGE) return process.env.WEB_IMAGE;
-  const tag = `ssr-telemetry/web:${process.env.E2E_IMAGE_TAG || 'bench'}`;
-  execFileSync(
-    'docker',
-    ['build', '-q', '--target', 'web', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', tag, '.'],
-    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DOCKER_BUILDKIT: '0' } },
-  );
-  return tag;
+  return buildImage({ tag: `ssr-telemetry/web:${process.env.E2E_IMAGE_TAG || 'bench'}`, target: 'web' });
 }
 
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -61,7 +54,7 @@ async function main(): Promise<void> {
     }
     if (SWEEPS.includes('concurrency')) {
       const upstream = { dsn: capture.dsn(), envelopeUrl: capture.envelopeUrl('1') };
-      reports.push(await concurrencySweep(image(), upstream, ROUNDS, CONCURRENCY_SECONDS));
+      reports.push(await concurrencySweep(await image(), upstream, ROUNDS, CONCURRENCY_SECONDS));
     }
   } finally {
     await capture.close();

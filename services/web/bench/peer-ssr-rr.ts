@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-const SOURCE = process.env.SSR_RR_PEER_DIR ?? '/work/shared/peers/ssr-rr';
+export const SSR_RR_SOURCE = process.env.SSR_RR_PEER_DIR ?? '/work/shared/peers/ssr-rr';
 const peers = fileURLToPath(new URL('../.cache/peers/', import.meta.url));
 
 export interface Peer {
@@ -48,14 +48,21 @@ const accepts = (port: number) =>
 
 const sameFile = (a: string, b: string) => existsSync(b) && readFileSync(a).equals(readFileSync(b));
 
-/** Copies SOURCE into `.cache/peers/<name>` and `npm ci`s it when its lock changed; then `overlay` (files to add) and
- * `npm run build`. Undefined when SOURCE is absent. */
-export function preparePeerCopy(name: string, overlay?: (dir: string) => void): string | undefined {
-  if (!existsSync(join(SOURCE, 'package.json'))) return undefined;
+/** Copies SSR_RR_SOURCE into `.cache/peers/<name>` and `npm ci`s it when its lock changed; then `overlay` (files to add) and
+ * `npm run build`. `manifest` names a folder whose package.json and package-lock.json replace SSR_RR_SOURCE's (a peer with
+ * more dependencies, pinned in this repository). Undefined when SSR_RR_SOURCE is absent. */
+export function preparePeerCopy(
+  name: string,
+  overlay?: (dir: string) => void,
+  manifest = SSR_RR_SOURCE,
+): string | undefined {
+  if (!existsSync(join(SSR_RR_SOURCE, 'package.json'))) return undefined;
   const scratch = join(peers, name);
-  const lockChanged = !sameFile(join(SOURCE, 'package-lock.json'), join(scratch, 'package-lock.source.json'));
-  cpSync(SOURCE, scratch, { recursive: true, filter: (path) => !/\/(node_modules|build)(\/|$)/.test(path) });
-  cpSync(join(SOURCE, 'package-lock.json'), join(scratch, 'package-lock.source.json'));
+  const lock = join(manifest, 'package-lock.json');
+  const lockChanged = !sameFile(lock, join(scratch, 'package-lock.source.json'));
+  cpSync(SSR_RR_SOURCE, scratch, { recursive: true, filter: (path) => !/\/(node_modules|build)(\/|$)/.test(path) });
+  for (const file of ['package.json', 'package-lock.json']) cpSync(join(manifest, file), join(scratch, file));
+  cpSync(lock, join(scratch, 'package-lock.source.json'));
   const npm = { cwd: scratch, stdio: 'inherit' as const };
   if (lockChanged || !existsSync(join(scratch, 'node_modules'))) {
     execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], npm);

@@ -12,7 +12,6 @@ import {
 } from '../bench/growth-lists.ts';
 import { parseWrk } from '../bench/growth-load.ts';
 import { readPodLimits, type Scrape, serverP99Ms } from '../bench/growth-pod.ts';
-import { chart, niceCeiling, num, table, times } from '../bench/growth-report.ts';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 // The shared peer, where bench/peer-ssr-rr.ts looks for it; its two tests run only where it is.
@@ -86,45 +85,6 @@ describe("reading wrk's output", () => {
     const parsed = parseWrk(out);
     expect(parsed).toMatchObject(expected);
     expect(parsed.okPerSecond).toBeCloseTo((expected.requests - expected.refused) / (out === WRK_SHED ? 3.01 : 5), 6);
-  });
-});
-
-describe('the report', () => {
-  it.each([
-    [1234567, 0, '1 234 567'],
-    [0.5, 2, '0.50'],
-    [Number.NaN, 0, 'n/a'],
-  ])('num(%s, %s) is %s', (value, digits, text) => expect(num(value, digits)).toBe(text));
-
-  it.each([
-    [5, 1, '×5.00'],
-    [1, 0, 'n/a'],
-  ])('times(%s, %s) is %s', (value, base, text) => expect(times(value, base)).toBe(text));
-
-  it.each([
-    [0, 1],
-    [0.9, 1],
-    [1.5, 2],
-    [8.68, 10],
-    [2520, 5000],
-  ])('niceCeiling(%s) is %s', (value, top) => expect(niceCeiling(value)).toBe(top));
-
-  it('draws a table with a right-aligned rule and a Mermaid chart naming its series in order', () => {
-    expect(table(['a', 'b'], [[1, 2]])).toBe('| a | b |\n| --- | ---: |\n| 1 | 2 |');
-    const drawn = chart('CPU', 'items', [10, 500], 'ms', [
-      { name: 'ours', values: [0.9151, 5.2] },
-      { name: 'peer', values: [1.5, Number.NaN] },
-    ]);
-    expect(drawn.split('\n')).toEqual([
-      '```mermaid',
-      'xychart-beta',
-      '  title "CPU (ours, peer, in that order)"',
-      '  x-axis "items" ["10", "500"]',
-      '  y-axis "ms" 0 --> 10',
-      '  line [0.915, 5.2]',
-      '  line [1.5, 0]',
-      '```',
-    ]);
   });
 });
 

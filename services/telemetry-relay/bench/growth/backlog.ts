@@ -6,6 +6,7 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Cell, chart, table } from '@app/test-kit/growth-report';
 import { Pool } from 'undici';
 import { errorEnvelope, largeEnvelope } from '../envelopes.ts';
 import {
@@ -22,7 +23,6 @@ import {
   waitForHttp,
   wrk,
 } from './harness.ts';
-import { type Cell, table, xychart } from './report.ts';
 
 const GiB = 1024 * 1024 * 1024;
 const POLL_MS = 250;
@@ -264,8 +264,9 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
   }));
   const seconds = times.map((t) => t.toFixed(1));
   return [
+    `backlog drain beside live traffic at half the durable capacity (${capacity.toFixed(0)}/s); target: drain ≥ 1× live, live p99 ≤ 2× quiet`,
+    '',
     table(
-      `backlog drain beside live traffic at half the durable capacity (${capacity.toFixed(0)}/s); target: drain ≥ 1× live, live p99 ≤ 2× quiet`,
       [
         'backlog',
         'fill s',
@@ -285,6 +286,6 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
       rows,
     ),
     '',
-    xychart('backlog left (% of its bytes) by seconds since upstream came back', seconds, '%', series),
+    chart('backlog left (% of its bytes) by seconds since upstream came back', 'seconds', seconds, '%', series),
   ].join('\n');
 }

@@ -1,20 +1,32 @@
 // Connection sweep under the pod's limits (deploy/k8s: 256 MiB, 1 CPU): each contender runs in a container with
-// --memory 256m --cpus 1 pinned to CPU 0 on the host network — the relay from its image as built from this
-// checkout, the Fastify peers in the base image with the repository mounted read-only. wrk opens 50 → 1 000 →
-// 5 000 connections from CPU 1 and posts the 5 KB error envelope; the relay's MAX_CONNECTIONS (2 048) is its default.
+// --memory 256m --cpus 1 pinned to CPU 0 on the host network — the relay from its image built from this checkout
+// (test-kit's buildImage: a cache hit when nothing changed), the Fastify peers in the base image with the repository
+// mounted read-only. wrk opens 50 → 1 000 → 5 000 connections from CPU 1 and posts the 5 KB error envelope; the
+// relay's MAX_CONNECTIONS (2 048) is its default.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BASE_IMAGE, buildImage } from '@app/test-kit';
+import { type Cell, chart, table } from '@app/test-kit/growth-report';
 import { errorEnvelope } from '../envelopes.ts';
 import { fastifyPeers, PEER_DSN } from '../peers.ts';
-import { median, peakRssMib, resetPeak, sleep, type WrkCounts, waitForHttp, wrk } from './harness.ts';
-import { type Cell, table, xychart } from './report.ts';
+import {
+  counters,
+  median,
+  peakRssMib,
+  resetPeak,
+  sleep,
+  type WrkCounts,
+  type WrkRun,
+  waitForHttp,
+  wrk,
+} from './harness.ts';
+import { describeRefusals } from './refusals.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const tag = process.env.E2E_IMAGE_TAG || 'bench';
 const relayImage = `ssr-telemetry/telemetry-relay:${tag}`;
-const baseImage = process.env.NODE_IMAGE || 'localhost/ssr-telemetry/node:24-bookworm-slim';
 const LIMITS = ['--memory', '256m', '--memory-swap', '256m', '--cpus', '1', '--cpuset-cpus', '0'];
 
 export interface ConnectionsOptions {
@@ -29,32 +41,17 @@ export interface ConnectionsOptions {
 
 const docker = (args: string[]) => execFileSync('docker', args, { encoding: 'utf8', cwd: repoRoot }).trim();
 
-function ensureRelayImage(): void {
-  try {
-    docker(['image', 'inspect', relayImage]);
-  } catch {
-    console.log(`building ${relayImage} from this checkout…`);
-    execFileSync(
-      'docker',
-      [
-        ...['build', '-q', '--target', 'telemetry-relay', '--build-arg', `NODE_IMAGE=${baseImage}`],
-        ...['-t', relayImage, '.'],
-      ],
-      { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, DOCKER_BUILDKIT: '0' } },
-    );
-  }
-}
-
 interface Running {
   name: string;
   url: string;
+  origin: string;
   container: string;
   pid: number;
   peer: boolean;
 }
 
 export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
-  ensureRelayImage();
+  await buildImage({ tag: relayImage, target: 'telemetry-relay' });
   const containers: string[] = [];
   const start = async (name: string, port: number, args: string[], path: string, peer: boolean) => {
     const container = `relay-growth-${process.pid}-${containers.length}`;
@@ -63,7 +60,7 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
     const url = `http://127.0.0.1:${port}${path}`;
     await waitForHttp(peer ? url : `http://127.0.0.1:${port}/healthz`);
     const pid = Number(docker(['inspect', '-f', '{{.State.Pid}}', container]));
-    return { name, url, container, pid, peer };
+    return { name, url, origin: `http://127.0.0.1:${port}`, container, pid, peer };
   };
   try {
     const running: Running[] = [];
@@ -81,7 +78,7 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
     for (const spec of typeof specs === 'string' ? [] : specs) {
       const envArgs = Object.entries(spec.env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
       const mount = ['-v', `${repoRoot}:${repoRoot}:ro`, '-w', join(repoRoot, 'services/telemetry-relay/bench/.peers')];
-      const args = [...mount, ...envArgs, baseImage, 'node', spec.script];
+      const args = [...mount, ...envArgs, BASE_IMAGE, 'node', spec.script];
       running.push(await start(spec.name, Number(spec.env.PORT), args, spec.path, true));
     }
     const bodies = { relay: join(o.work, 'connections.txt'), peer: join(o.work, 'connections-peer.txt') };
@@ -89,10 +86,12 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
     writeFileSync(bodies.peer, errorEnvelope(PEER_DSN));
     for (const c of running) wrk(c.url, c.peer ? bodies.peer : bodies.relay, 50, 1); // warm-up
 
-    const points = new Map<string, WrkCounts & { peakRss: number; oom: boolean }>();
+    const points = new Map<string, WrkCounts & { peakRss: number; oom: boolean; refusedBy: string }>();
     for (const step of o.steps) {
       for (const c of running) {
-        const runs: WrkCounts[] = [];
+        const runs: WrkRun[] = [];
+        const rejected = async () => (c.peer ? new Map() : counters(c.origin, 'relay_envelopes_rejected_total'));
+        const before = await rejected();
         resetPeak(c.pid);
         for (let round = 1; round <= o.rounds; round++) {
           runs.push(wrk(c.url, c.peer ? bodies.peer : bodies.relay, step, o.seconds));
@@ -106,10 +105,14 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
           errorShare: median(runs.map((r) => r.errorShare)),
           peakRss: peakRssMib(c.pid),
           oom: state !== 'true false',
+          refusedBy: describeRefusals(
+            runs.map((r) => r.errors),
+            c.peer ? undefined : { before, after: await rejected() },
+          ),
         };
         points.set(`${c.name}@${step}`, point);
         console.log(
-          `  ${String(step).padStart(5)} connections: ${c.name.padEnd(20)} ${point.okPerSecond.toFixed(0).padStart(6)}/s  p99 ${point.p99.toFixed(1)} ms  peak RSS ${point.peakRss.toFixed(0)} MiB  errors ${(point.errorShare * 100).toFixed(1)} %${point.oom ? '  NOT RUNNING / OOM-killed' : ''}`,
+          `  ${String(step).padStart(5)} connections: ${c.name.padEnd(20)} ${point.okPerSecond.toFixed(0).padStart(6)}/s  p99 ${point.p99.toFixed(1)} ms  peak RSS ${point.peakRss.toFixed(0)} MiB  errors ${(point.errorShare * 100).toFixed(1)} % (${point.refusedBy})${point.oom ? '  NOT RUNNING / OOM-killed' : ''}`,
         );
       }
     }
@@ -130,6 +133,7 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
           p.oom ? 'yes' : 'no',
           c.peer || !peer ? '' : p.okPerSecond / peer.okPerSecond,
           c.peer || !peer ? '' : p.p99 / peer.p99,
+          p.refusedBy,
         ]);
       }
     }
@@ -143,8 +147,9 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
         }),
       }));
     return [
+      `connections, each in a container of 256 MiB and 1 CPU (medians of ${o.rounds} × ${o.seconds} s; errors: non-2xx and socket errors over attempts)`,
+      '',
       table(
-        `connections, each in a container of 256 MiB and 1 CPU (medians of ${o.rounds} × ${o.seconds} s; errors: non-2xx and socket errors over attempts)`,
         [
           'conns',
           'contender',
@@ -156,18 +161,21 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
           'OOM',
           '× peer full',
           'p99 × peer full',
+          `errors by reason (relay's counter) and kind (wrk), all rounds`,
         ],
         rows,
       ),
       '',
-      xychart(
+      chart(
         'p99 (ms) by connections',
+        'connections',
         labels,
         'ms',
         series((p) => p.p99),
       ),
-      xychart(
+      chart(
         'peak RSS (MiB) by connections, limit 256',
+        'connections',
         labels,
         'MiB',
         series((p) => p.peakRss),

@@ -2,6 +2,7 @@
 // relay's own gauges. Tools (wrk, taskset) are found as bench/run.ts finds them; the default bench installs them.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { passErrors } from '../child-output.ts';
@@ -66,6 +67,19 @@ export interface WrkCounts {
   errorShare: number;
 }
 
+/** One wrk run: its counts, and what the error share is made of (answers with another status, socket errors). */
+export interface WrkRun extends WrkCounts {
+  errors: WrkErrors;
+}
+
+export interface WrkErrors {
+  non2xx: number;
+  connect: number;
+  read: number;
+  write: number;
+  timeout: number;
+}
+
 const durationMs = (text: string | undefined) => {
   const match = /([\d.]+)(us|ms|s)/.exec(text ?? '');
   if (!match) return Number.NaN;
@@ -74,7 +88,7 @@ const durationMs = (text: string | undefined) => {
 };
 
 /** wrk on CPU 1 posting `bodyFile` to `url` over `connections` for `seconds` (bench/post.lua). */
-export function wrk(url: string, bodyFile: string, connections: number, seconds: number): WrkCounts {
+export function wrk(url: string, bodyFile: string, connections: number, seconds: number): WrkRun {
   // A request still unanswered at half the round counts as an error (a timeout), not as silently missing.
   const timeout = `${Math.max(1, Math.floor(seconds / 2))}s`;
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', timeout, '--latency'];
@@ -88,12 +102,14 @@ export function wrk(url: string, bodyFile: string, connections: number, seconds:
   const elapsed = durationMs(/requests in ([\d.]+\w+),/.exec(output)?.[1]) / 1000;
   const non2xx = count(/Non-2xx or 3xx responses: (\d+)/);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
-  const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  const [connect = 0, read = 0, write = 0, timedOut = 0] = socket ? socket.slice(1).map(Number) : [];
+  const socketErrors = connect + read + write + timedOut;
   return {
     okPerSecond: (requests - non2xx) / elapsed,
     p50: durationMs(/\s50%\s+(\S+)/.exec(output)?.[1]),
     p99: durationMs(/\s99%\s+(\S+)/.exec(output)?.[1]),
     errorShare: (non2xx + socketErrors) / Math.max(1, requests + socketErrors),
+    errors: { non2xx, connect, read, write, timeout: timedOut },
   };
 }
 
@@ -120,6 +136,28 @@ export async function gauge(origin: string, name: string): Promise<number> {
   const text = await (await fetch(`${origin}/metrics`)).text();
   const match = new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text);
   return match ? Number(match[1]) : Number.NaN;
+}
+
+/** A counter of the relay's /metrics by its one label's value, e.g. relay_envelopes_rejected_total by reason. */
+export async function counters(origin: string, name: string): Promise<Map<string, number>> {
+  const text = await freshGet(`${origin}/metrics`);
+  const found = new Map<string, number>();
+  for (const [, label = '', value] of text.matchAll(new RegExp(`^${name}\\{\\w+="([^"]*)"\\} ([\\d.e+-]+)$`, 'gm'))) {
+    found.set(label, Number(value));
+  }
+  return found;
+}
+
+/** A GET on a connection of its own: a pooled keep-alive socket may be the one a loaded server just closed. */
+function freshGet(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 export const median = (values: readonly number[]) =>

@@ -4,6 +4,7 @@
 // to the totals: what is measured is how the work grows, not the fairness policy.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Cell, chart, sizeLabel, table } from '@app/test-kit/growth-report';
 import { fastifyPeers, PEER_DSN } from '../peers.ts';
 import {
   cpuSeconds,
@@ -18,7 +19,6 @@ import {
   waitForHttp,
   wrk,
 } from './harness.ts';
-import { type Cell, sizeLabel, table, xychart } from './report.ts';
 import { sizedEnvelope } from './sized-envelope.ts';
 
 const MiB = 1024 * 1024;
@@ -157,8 +157,9 @@ function sizeReport(o: SizesOptions, contenders: readonly Contender[], points: R
       }),
     }));
   return [
+    `envelope size (medians of ${o.rounds} × ${o.seconds} s, 10 s at 20 MiB; up to ${o.connections} connections, fewer above 2.5 MiB so at most 128 MiB is in flight)`,
+    '',
     table(
-      `envelope size (medians of ${o.rounds} × ${o.seconds} s, 10 s at 20 MiB; up to ${o.connections} connections, fewer above 2.5 MiB so at most 128 MiB is in flight)`,
       [
         'size',
         'contender',
@@ -175,14 +176,16 @@ function sizeReport(o: SizesOptions, contenders: readonly Contender[], points: R
       rows,
     ),
     '',
-    xychart(
+    chart(
       'MiB/s by envelope size',
+      'envelope size',
       labels,
       'MiB/s',
       series((p, size) => (p.okPerSecond * size) / MiB),
     ),
-    xychart(
+    chart(
       'peak RSS (MiB) by envelope size',
+      'envelope size',
       labels,
       'MiB',
       series((p) => p.peakRss),
