@@ -102,6 +102,21 @@ describe('the shared byte scan', () => {
     }
   });
 
+  it('finds a word after more candidate samples than one batch holds, and no word in near misses alone', () => {
+    // Each near miss (the word without its last character) is a candidate the comparison refuses: hundreds of them
+    // before the word make the scan collect candidates in several batches (byte-scan.ts HITS).
+    const table = wordTable(GROUPS);
+    for (const { text, bit } of GROUPS) {
+      const misses = `${text.slice(0, -1)} `.repeat(150);
+      for (let before = 0; before < 4; before++) {
+        const hit = Buffer.from(`${' '.repeat(before)}${misses}${text}${misses}`);
+        expect(foundWords(hit, table) & (bit as number), `${text} after ${before}`).toBe(bit);
+        const miss = Buffer.from(`${' '.repeat(before)}${misses}`);
+        expect(foundWords(miss, table), `near misses of ${text}`).toBe(oracle(miss));
+      }
+    }
+  });
+
   it("gives each stage its own answer when the stages share one plan (no group's bit read by another)", () => {
     const filters = enabledFilters({ ids: [...DEFAULT_FILTER_IDS], errorMessages: [], releases: [] });
     const eventFilters = filters.filter((filter) => filter.kinds.includes('event'));
