@@ -29,6 +29,7 @@ if (!scrub) throw new Error('the defaults scrub');
 const prescan = createPrescan(TRIGGER_WORDS);
 const alone = new ScanPlan();
 alone.add(prescan.scanWords);
+const shapes = alone.addShapes(prescan.scanShapes);
 
 const stages = (payload: Buffer) => {
   const item = createItem({ type: 'event' }, payload);
@@ -41,9 +42,12 @@ const stages = (payload: Buffer) => {
 const rows: Array<[string, (bytes: Buffer) => unknown]> = [
   ['copy only', (b) => b.length],
   ['copy + latin1 decode', (b) => b.toString('latin1').length],
-  ['copy + scan (prescan words)', (b) => alone.found(b)],
+  ['copy + scan (prescan words, shapes)', (b) => alone.found(b)],
   ['copy + scan (every stage)', (b) => plan.found(b)],
-  ['copy + prescan, scanned (regexes…)', (b) => prescan(b, b.toString('latin1'), true)],
+  [
+    'copy + prescan, scanned (regexes…)',
+    (b) => prescan(b, b.toString('latin1'), true, (alone.found(b) & shapes) !== 0),
+  ],
   ['the three stages', stages],
 ];
 

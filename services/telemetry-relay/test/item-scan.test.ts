@@ -62,7 +62,25 @@ function fragment(r: Random): string {
   ]);
 }
 
-const FILLER = ['{"', '":"', '","', '"}', ',', ' ', '\\n', 'a', 'Q', '7', '0', '-', '/', 'é', 'k.'];
+const FILLER = [
+  '{"',
+  '":"',
+  '","',
+  '"}',
+  ',',
+  ' ',
+  '\\n',
+  'a',
+  'Q',
+  '7',
+  '0',
+  '-',
+  '/',
+  'é',
+  'k.',
+  '078-05-1120',
+  'DE8937040044053',
+];
 function payload(r: Random): Buffer {
   const parts: string[] = [];
   for (let i = r.next(10); i >= 0; i--)
@@ -123,6 +141,7 @@ describe('the shared byte scan', () => {
     const shared = new ScanPlan();
     const prescan = createPrescan(TRIGGER_WORDS);
     const prescanBit = shared.add(prescan.scanWords);
+    const shapeBit = shared.addShapes(prescan.scanShapes);
     const sharedGate = createGate(eventFilters, shared);
     const sharedRules = createRulePrefilter(ignoreRules, shared);
     const ownGate = createGate(eventFilters, new ScanPlan());
@@ -137,7 +156,8 @@ describe('the shared byte scan', () => {
       expect(gate).toBe(ownGate(item, new ItemTexts()));
       const rules = sharedRules(item, texts);
       expect(rules).toBe(packagePrefilter(bytes));
-      const walk = (texts.found(item, shared) & prescanBit) !== 0 || prescan(bytes, texts.of(item), true);
+      const found = texts.found(item, shared);
+      const walk = (found & prescanBit) !== 0 || prescan(bytes, texts.of(item), true, (found & shapeBit) !== 0);
       expect(walk).toBe(prescan(bytes));
       counts.gate += gate ? 1 : 0;
       counts.rules += rules ? 1 : 0;

@@ -11,7 +11,7 @@ for (let c = 0; c < 128; c++) FOLD[c] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
  * A word's folded bytes, the offset in it of the pair it is filed under, its exact bytes when its case matters, and
  * the bit the scan sets when it occurs.
  */
-type Entry = { offset: number; word: Uint8Array; exact: Uint8Array | undefined; bit: number };
+type Entry = { offset: number; word: Uint8Array; exact: Uint8Array | undefined; bit: number; near?: Uint32Array };
 
 /**
  * Words by the pair of bytes they are filed under, and how far apart the scan samples. A pair is looked up by its
@@ -33,6 +33,18 @@ export interface TableWord {
   text: string;
   bit?: number;
   exact?: boolean;
+}
+
+/**
+ * A shape (number-shapes.ts): a sample whose pair is one of `first` × `second` (characters), the byte before it one
+ * of `before` and the byte after it one of `after`, sets `bit`; no word is compared.
+ */
+export interface TableShape {
+  first: string;
+  second: string;
+  before: string;
+  after: string;
+  bit?: number;
 }
 
 /** Whether a table can hold `word` (printable ASCII, 3+ characters); the caller matches the others as before. */
@@ -63,18 +75,32 @@ for (let i = 0; i + 1 < TYPICAL.length; i++)
 /** A folded byte (printable ASCII, lower-case) in both cases. */
 const cases = (c: number): number[] => (c >= 0x61 && c <= 0x7a ? [c, c - 0x20] : [c]);
 
+/** One word's (or shape's) place under a pair: the bytes that may stand before and after the pair. */
+type Filed = { id: number; entry: Entry; before: number[] | undefined; after: number[] | undefined };
+
+const codes = (chars: string): number[] => [...chars].map((c) => c.charCodeAt(0) & 0x7f);
+/** 128 bits of `bytes` (undefined: every byte) into `mask` from word `at`. */
+const allow = (mask: Uint32Array, at: number, bytes: number[] | undefined) => {
+  if (bytes === undefined) mask.fill(0xffffffff, at, at + 4);
+  else for (const c of bytes) mask[at + (c >> 5)] = (mask[at + (c >> 5)] as number) | (1 << (c & 31));
+};
+
 /**
  * A word of length L holds L - 1 pair positions in a row, so sampling every (shortest L) - 1 positions meets one
  * of any (stride) of its pairs in a row: each word is filed under the run of pairs least seen in TYPICAL.
- * `words` must all be tableable, and not empty.
+ * `words` must all be tableable, and not empty. With `shapes`, the stride is at most 3 (what they are proved for).
  */
-export function wordTable(words: readonly (string | TableWord)[]): WordTable {
+export function wordTable(words: readonly (string | TableWord)[], shapes: readonly TableShape[] = []): WordTable {
   const specs = words.map((word) => (typeof word === 'string' ? { text: word } : word));
-  const stride = Math.min(...specs.map((word) => word.text.length)) - 1;
-  /** Slot by folded pair; slot 0 is "no word". */
-  const slotOf = new Map<number, number>();
-  const filed: Array<Array<{ entry: Entry; after: number | undefined; before: number | undefined }>> = [[]];
+  const shortest = Math.min(...specs.map((word) => word.text.length));
+  const stride = shapes.length > 0 ? Math.min(3, shortest - 1) : shortest - 1;
   let all = 0;
+  let ids = 0;
+  /** Words by folded pair, shapes by the pair's 7-bit bytes. */
+  const byFolded = new Map<number, Filed[]>();
+  const byRaw = new Map<number, Filed[]>();
+  const file = (map: Map<number, Filed[]>, pair: number, filed: Omit<Filed, 'id'>) =>
+    map.set(pair, [...(map.get(pair) ?? []), { ...filed, id: ids++ }]);
   for (const { text, bit = 1, exact } of specs) {
     all |= bit;
     const raw = Buffer.from(text, 'latin1');
@@ -88,37 +114,50 @@ export function wordTable(words: readonly (string | TableWord)[]): WordTable {
     let first = 0;
     for (let from = 1; from + stride < word.length; from++) if (cost(from) < cost(first)) first = from;
     for (let offset = first; offset < first + stride; offset++) {
-      const pair = ((word[offset] as number) << 7) | (word[offset + 1] as number);
-      let slot = slotOf.get(pair);
-      if (slot === undefined) {
-        slot = filed.length;
-        slotOf.set(pair, slot);
-        filed.push([]);
-      }
-      (filed[slot] as (typeof filed)[number]).push({
+      const next = word[offset + 2];
+      file(byFolded, ((word[offset] as number) << 7) | (word[offset + 1] as number), {
         entry: { offset, word, exact: exact ? Uint8Array.from(raw) : undefined, bit },
-        after: word[offset + 2],
-        before: offset > 0 ? word[offset - 1] : undefined,
+        after: next === undefined ? undefined : cases(next),
+        before: offset > 0 ? cases(word[offset - 1] as number) : undefined,
       });
     }
   }
-  const slots = new Uint16Array(128 * 128);
-  const after = new Uint32Array(filed.length * 4);
-  const before = new Uint32Array(filed.length * 4);
-  const allow = (mask: Uint32Array, slot: number, byte: number | undefined) => {
-    // A word without a byte there: any byte may stand there.
-    if (byte === undefined) mask.fill(0xffffffff, slot * 4, slot * 4 + 4);
-    else
-      for (const c of cases(byte)) mask[slot * 4 + (c >> 5)] = (mask[slot * 4 + (c >> 5)] as number) | (1 << (c & 31));
-  };
-  for (const [pair, slot] of slotOf) {
-    for (const a of cases(pair >> 7)) for (const b of cases(pair & 0x7f)) slots[(a << 7) | b] = slot;
-    for (const { after: next, before: previous } of filed[slot] as (typeof filed)[number]) {
-      allow(after, slot, next);
-      allow(before, slot, previous);
-    }
+  for (const { first, second, before, after, bit = 1 } of shapes) {
+    all |= bit;
+    const near = new Uint32Array(8);
+    allow(near, 0, codes(before));
+    allow(near, 4, codes(after));
+    const entry = { offset: 0, word: new Uint8Array(0), exact: undefined, bit, near };
+    const filed = { entry, before: codes(before), after: codes(after), id: ids++ };
+    for (const a of codes(first))
+      for (const b of codes(second)) byRaw.set((a << 7) | b, [...(byRaw.get((a << 7) | b) ?? []), filed]);
   }
-  return { stride, slots, entries: filed.map((list) => list.map(({ entry }) => entry)), after, before, all };
+  // One slot per distinct list of words and shapes; slot 0 is "none".
+  const slots = new Uint16Array(128 * 128);
+  const lists: Filed[][] = [[]];
+  const slotOf = new Map<string, number>();
+  for (let pair = 0; pair < 128 * 128; pair++) {
+    const folded = ((FOLD[pair >> 7] as number) << 7) | (FOLD[pair & 0x7f] as number);
+    const list = [...(byFolded.get(folded) ?? []), ...(byRaw.get(pair) ?? [])];
+    if (list.length === 0) continue;
+    const key = list.map((filed) => filed.id).join(',');
+    let slot = slotOf.get(key);
+    if (slot === undefined) {
+      slot = lists.length;
+      slotOf.set(key, slot);
+      lists.push(list);
+    }
+    slots[pair] = slot;
+  }
+  const after = new Uint32Array(lists.length * 4);
+  const before = new Uint32Array(lists.length * 4);
+  lists.forEach((list, slot) => {
+    for (const filed of list) {
+      allow(after, slot * 4, filed.after);
+      allow(before, slot * 4, filed.before);
+    }
+  });
+  return { stride, slots, entries: lists.map((list) => list.map(({ entry }) => entry)), after, before, all };
 }
 
 /** Whether one of the table's words occurs in `b` in any ASCII case (as a regex with the `i` flag on latin1). */
@@ -175,9 +214,10 @@ function candidates(b: Uint8Array, table: WordTable, from: number): number {
 function confirmed(entries: Entry[], b: Uint8Array, i: number, found: number): number {
   const fold = FOLD;
   for (let e = 0; e < entries.length; e++) {
-    const { offset, word, exact, bit } = entries[e] as Entry;
+    const { offset, word, exact, bit, near } = entries[e] as Entry;
     const start = i - offset;
     if ((found & bit) !== 0 || start < 0 || start + word.length > b.length) continue;
+    if (near !== undefined && !nearMatches(near, b, i)) continue;
     let j = 0;
     while (j < word.length && fold[b[start + j] as number] === word[j]) j++;
     if (j < word.length) continue;
@@ -189,4 +229,14 @@ function confirmed(entries: Entry[], b: Uint8Array, i: number, found: number): n
     found |= bit;
   }
   return found;
+}
+
+/** Whether the bytes before and after sample `i` are in a shape's sets (`near`: 128 bits each). */
+function nearMatches(near: Uint32Array, b: Uint8Array, i: number): boolean {
+  const previous = (b[i - 1] as number) & 0x7f;
+  const next = i + 2 < b.length ? (b[i + 2] as number) & 0x7f : 0;
+  return (
+    (((near[previous >> 5] as number) >>> (previous & 31)) & 1) === 1 &&
+    (((near[4 + (next >> 5)] as number) >>> (next & 31)) & 1) === 1
+  );
 }

@@ -1,4 +1,4 @@
-import { foundWords, type TableWord, type WordTable, wordTable } from '../pii/byte-scan.ts';
+import { foundWords, type TableShape, type TableWord, type WordTable, wordTable } from '../pii/byte-scan.ts';
 
 // One sampled byte scan per item for the words of every stage that searches the raw bytes: the ignore rules'
 // literals, the inbound filters' needles and the scrub prescan's key words. Separate, they read the payload 13 times
@@ -6,23 +6,40 @@ import { foundWords, type TableWord, type WordTable, wordTable } from '../pii/by
 
 export class ScanPlan {
   #words: TableWord[] = [];
+  #shapes: TableShape[] = [];
+  #shapeBits = 0;
   #groups = 0;
   #table: WordTable | undefined;
 
   /** Adds a stage's words (tableable, byte-scan.ts); returns the bit `found` sets when one occurs, 0 for none. */
   add(words: readonly TableWord[]): number {
     if (words.length === 0) return 0;
-    if (this.#groups === 30) throw new Error('a scan plan holds at most 30 groups of words');
-    const bit = 1 << this.#groups++;
+    const bit = this.#nextBit();
     for (const word of words) this.#words.push({ ...word, bit });
     this.#table = undefined;
     return bit;
   }
 
-  /** The bits of the groups with a word in `bytes`. */
+  /** Adds a stage's shapes (byte-scan.ts, pii/number-shapes.ts): the bit `found` sets when one may occur. */
+  addShapes(shapes: readonly TableShape[]): number {
+    if (shapes.length === 0) return 0;
+    const bit = this.#nextBit();
+    for (const shape of shapes) this.#shapes.push({ ...shape, bit });
+    this.#shapeBits |= bit;
+    this.#table = undefined;
+    return bit;
+  }
+
+  #nextBit(): number {
+    if (this.#groups === 30) throw new Error('a scan plan holds at most 30 groups of words');
+    return 1 << this.#groups++;
+  }
+
+  /** The bits of the groups with a word (or shape) in `bytes`. */
   found(bytes: Uint8Array): number {
-    if (this.#words.length === 0) return 0;
-    this.#table ??= wordTable(this.#words);
+    // Without words there is no scan (no stride): every shape may occur.
+    if (this.#words.length === 0) return this.#shapeBits;
+    this.#table ??= wordTable(this.#words, this.#shapes);
     return foundWords(bytes, this.#table);
   }
 }
