@@ -11,10 +11,10 @@ import { createInboundFilters } from '../src/pipeline/inbound-filters/stage.ts';
 import { ScanPlan } from '../src/pipeline/item-scan.ts';
 import { ItemTexts } from '../src/pipeline/item-text.ts';
 import { createScrubber } from '../src/pipeline/scrub.ts';
+import { printBestOfBursts } from './best-of-bursts.ts';
 import { errorEnvelope } from './envelopes.ts';
 
 const BURSTS = Number(process.env.MICRO_BURSTS ?? 2000);
-const CALLS = 10;
 
 const envelope = errorEnvelope('https://k@o.ingest.sentry.io/1');
 const event = envelope.subarray(envelope.lastIndexOf(0x0a) + 1);
@@ -52,13 +52,4 @@ const rows: Array<[string, (bytes: Buffer) => unknown]> = [
 ];
 
 console.log(`event ${event.length} bytes; the stages keep ${stages(Buffer.from(event))} item(s)`);
-const best = new Map<string, number>();
-for (let burst = 0; burst < BURSTS; burst++) {
-  for (const [name, run] of rows) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < CALLS; i++) run(Buffer.from(copies[(burst + i) & 63] as Buffer));
-    const us = Number(process.hrtime.bigint() - start) / CALLS / 1000;
-    best.set(name, Math.min(best.get(name) ?? Number.POSITIVE_INFINITY, us));
-  }
-}
-for (const [name, us] of best) console.log(`${name.padEnd(36)} ${us.toFixed(2)} µs/item (best of ${BURSTS} bursts)`);
+printBestOfBursts(rows, copies, BURSTS);

@@ -8,6 +8,7 @@ import { foundWords, type TableShape, wordTable } from '../src/pii/byte-scan.ts'
 import { NUMBER_SHAPES } from '../src/pii/number-shapes.ts';
 import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
 import { createOraclePrescan } from './prescan-oracle.ts';
+import { generator } from './seeded-random.ts';
 
 const SSN = /\b\d{3}-\d\d-\d{4}/;
 const IBAN = /\b[A-Z]{2}\d\d[a-zA-Z0-9]{11}/;
@@ -18,15 +19,6 @@ const tables = [
   ['stride 2', wordTable([...TRIGGER_WORDS, 'pin'], shapes)],
 ] as const;
 const mayMatch = (text: string) => SSN.test(text) || IBAN.test(text);
-
-function generator(seed: number) {
-  let state = seed;
-  const next = (n: number) => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((state / 2 ** 31) * n);
-  };
-  return { next, pick: <T>(items: readonly T[]): T => items[next(items.length)] as T };
-}
 
 const MATCHES = ['078-05-1120', '123-45-67890', 'DE89370400440532013000', 'GB82WEST12345698765432', 'AB12abcdefghijk'];
 /** Pieces near the shapes: digits, dashes, capitals, dates, versions, hex ids. */
