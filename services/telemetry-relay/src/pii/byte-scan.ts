@@ -138,8 +138,10 @@ export function wordTable(words: readonly (string | TableWord)[], shapes: readon
   const slotOf = new Map<string, number>();
   for (let pair = 0; pair < 128 * 128; pair++) {
     const folded = ((FOLD[pair >> 7] as number) << 7) | (FOLD[pair & 0x7f] as number);
-    const list = [...(byFolded.get(folded) ?? []), ...(byRaw.get(pair) ?? [])];
-    if (list.length === 0) continue;
+    const words = byFolded.get(folded);
+    const shapesHere = byRaw.get(pair);
+    if (words === undefined && shapesHere === undefined) continue;
+    const list = [...(words ?? []), ...(shapesHere ?? [])];
     const key = list.map((filed) => filed.id).join(',');
     let slot = slotOf.get(key);
     if (slot === undefined) {
