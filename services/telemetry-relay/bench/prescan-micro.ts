@@ -4,10 +4,10 @@
 // Usage: node bench/prescan-micro.ts
 import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
 import { createOraclePrescan } from '../test/prescan-oracle.ts';
+import { printBestOfBursts } from './best-of-bursts.ts';
 import { errorEnvelope } from './envelopes.ts';
 
 const BURSTS = 3000;
-const CALLS = 10;
 
 const envelope = errorEnvelope('https://k@o.ingest.sentry.io/1');
 const event = envelope.subarray(envelope.lastIndexOf(0x0a) + 1);
@@ -22,13 +22,4 @@ const rows: Array<[string, (bytes: Buffer) => boolean]> = [
 ];
 
 console.log(`event ${event.length} bytes; old says ${old(event)}, new says ${prescan(event)}`);
-const best = new Map<string, number>();
-for (let burst = 0; burst < BURSTS; burst++) {
-  for (const [name, run] of rows) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < CALLS; i++) run(Buffer.from(copies[(burst + i) & 63] as Buffer));
-    const us = Number(process.hrtime.bigint() - start) / CALLS / 1000;
-    best.set(name, Math.min(best.get(name) ?? Number.POSITIVE_INFINITY, us));
-  }
-}
-for (const [name, us] of best) console.log(`${name.padEnd(36)} ${us.toFixed(2)} µs/item (best of ${BURSTS} bursts)`);
+printBestOfBursts(rows, copies, BURSTS);

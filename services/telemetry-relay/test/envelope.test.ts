@@ -244,6 +244,18 @@ describe('parseEnvelope: item header lines seen before', () => {
   });
 });
 
+describe('parseEnvelope: the one payload it decodes for the stages', () => {
+  it('decodes the first event-like payload of up to 64 KiB as latin1, and no other', () => {
+    const roomy = { ...limits, maxEventItemBytes: 1024 * 1024 };
+    const event = '{"message":"caf\u00e9 \u20ac"}';
+    const body = Buffer.from(`${H}\n{"type":"attachment"}\nab\n{"type":"event"}\n${event}\n{"type":"transaction"}\n{}`);
+    const items = parseEnvelope(body, roomy).items;
+    expect(items.map((item) => item.latin1)).toEqual([undefined, Buffer.from(event).toString('latin1'), undefined]);
+    const large = `{"m":"${'x'.repeat(64 * 1024)}"}`;
+    expect(parseEnvelope(Buffer.from(`${H}\n{"type":"event"}\n${large}`), roomy).items[0]?.latin1).toBeUndefined();
+  });
+});
+
 describe('parseEnvelopeHeader: the header line alone, before the body has arrived', () => {
   it('returns the header, and parseEnvelope takes it instead of parsing the line again', () => {
     const line = Buffer.from(H);

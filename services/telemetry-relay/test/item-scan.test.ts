@@ -61,7 +61,25 @@ function fragment(r: Random): string {
   ]);
 }
 
-const FILLER = ['{"', '":"', '","', '"}', ',', ' ', '\\n', 'a', 'Q', '7', '0', '-', '/', 'é', 'k.'];
+const FILLER = [
+  '{"',
+  '":"',
+  '","',
+  '"}',
+  ',',
+  ' ',
+  '\\n',
+  'a',
+  'Q',
+  '7',
+  '0',
+  '-',
+  '/',
+  'é',
+  'k.',
+  '078-05-1120',
+  'DE8937040044053',
+];
 function payload(r: Random): Buffer {
   const parts: string[] = [];
   for (let i = r.next(10); i >= 0; i--)
@@ -101,12 +119,28 @@ describe('the shared byte scan', () => {
     }
   });
 
+  it('finds a word after more candidate samples than one batch holds, and no word in near misses alone', () => {
+    // Each near miss (the word without its last character) is a candidate the comparison refuses: hundreds of them
+    // before the word make the scan collect candidates in several batches (byte-scan.ts HITS).
+    const table = wordTable(GROUPS);
+    for (const { text, bit } of GROUPS) {
+      const misses = `${text.slice(0, -1)} `.repeat(150);
+      for (let before = 0; before < 4; before++) {
+        const hit = Buffer.from(`${' '.repeat(before)}${misses}${text}${misses}`);
+        expect(foundWords(hit, table) & (bit as number), `${text} after ${before}`).toBe(bit);
+        const miss = Buffer.from(`${' '.repeat(before)}${misses}`);
+        expect(foundWords(miss, table), `near misses of ${text}`).toBe(oracle(miss));
+      }
+    }
+  });
+
   it("gives each stage its own answer when the stages share one plan (no group's bit read by another)", () => {
     const filters = enabledFilters({ ids: [...DEFAULT_FILTER_IDS], errorMessages: [], releases: [] });
     const eventFilters = filters.filter((filter) => filter.kinds.includes('event'));
     const shared = new ScanPlan();
     const prescan = createPrescan(TRIGGER_WORDS);
     const prescanBit = shared.add(prescan.scanWords);
+    const shapeBit = shared.addShapes(prescan.scanShapes);
     const sharedGate = createGate(eventFilters, shared);
     const sharedRules = createRulePrefilter(ignoreRules, shared);
     const ownGate = createGate(eventFilters, new ScanPlan());
@@ -121,7 +155,8 @@ describe('the shared byte scan', () => {
       expect(gate).toBe(ownGate(item, new ItemTexts()));
       const rules = sharedRules(item, texts);
       expect(rules).toBe(packagePrefilter(bytes));
-      const walk = (texts.found(item, shared) & prescanBit) !== 0 || prescan(bytes, texts.of(item), true);
+      const found = texts.found(item, shared);
+      const walk = (found & prescanBit) !== 0 || prescan(bytes, texts.of(item), true, (found & shapeBit) !== 0);
       expect(walk).toBe(prescan(bytes));
       counts.gate += gate ? 1 : 0;
       counts.rules += rules ? 1 : 0;

@@ -104,6 +104,20 @@ describe('scrubbing in the envelope', () => {
     expect(arrived.body.includes('hunter2')).toBe(false);
   });
 
+  it('scrubs an SSN and an IBAN no key word announces (found by the shapes in the shared byte scan)', async () => {
+    for (const [n, value] of [
+      ['1', '078-05-1120'],
+      ['2', 'DE89370400440532013000'],
+    ] as const) {
+      const id = n.repeat(32);
+      const event = { ...errorEvent(), event_id: id, extra: { note: `see ${value} ok` } };
+      expect((await post(relay.tunnel, envelope({ event_id: id, dsn }, [eventItem(event)]))).status).toBe(200);
+      const arrived = await arrivedFor(id);
+      expect(arrived.body.includes(value), value).toBe(false);
+      expect(arrived.body.includes('[Filtered]'), value).toBe(true);
+    }
+  });
+
   it('refuses with 413 an item that scrubbing would grow past MAX_EVENT_ITEM_BYTES', async () => {
     const id = 'd'.repeat(32);
     const extra = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`pw${i}_token`, 'x']));

@@ -32,6 +32,12 @@ export const DEFAULT_MAX_TOTAL_HEADER_BYTES = 256 * 1024;
 
 /** Item types whose payload is a single JSON event-like document, bounded like Relay's max_event_size. */
 const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'user_report', 'security', 'check_in']);
+/**
+ * The first event-like payload up to this size is decoded once here (latin1, `EnvelopeItem.latin1`): its depth
+ * check counts brackets in the string 5× faster than in the bytes, and the stages read the same decode. One item,
+ * and a bounded one, so a hostile envelope's strings stay as small as the stages' one slot (docs/decisions/030).
+ */
+const DECODED_PAYLOAD_BYTES = 64 * 1024;
 /** Relay-internal item types (`ItemType::is_internal`): Relay's envelope endpoint refuses them from clients. */
 const INTERNAL_ITEM_TYPES: ReadonlySet<string> = new Set(['integration']);
 
@@ -67,6 +73,7 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: Envel
   let headerTotal = headerEnd;
 
   const items: EnvelopeItem[] = [];
+  let decoded = false;
   let offset = headerEnd + 1;
   while (offset < bytes.length) {
     const start = skipWhitespace(bytes, offset);
@@ -102,6 +109,7 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: Envel
     const payloadStart = Math.min(end + 1, bytes.length);
     const payloadEnd = payloadEndOf(bytes, payloadStart, itemHeader.length, number, start);
     const payloadLength = payloadEnd - payloadStart;
+    let latin1: string | undefined;
     if (EVENT_LIKE.has(type)) {
       if (payloadLength > limits.maxEventItemBytes) {
         throw new RelayError(
@@ -111,7 +119,11 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: Envel
       }
       // Relay reads event payloads with the parser (and depth limit) it reads header lines with: it would drop one
       // nested deeper, after the browser was told "accepted" (issue 24).
-      if (exceedsDepth(bytes, payloadStart, payloadEnd, RELAY_MAX_JSON_DEPTH)) {
+      if (!decoded && payloadLength <= DECODED_PAYLOAD_BYTES) {
+        latin1 = bytes.toString('latin1', payloadStart, payloadEnd);
+        decoded = true;
+      }
+      if (exceedsDepth(bytes, payloadStart, payloadEnd, RELAY_MAX_JSON_DEPTH, latin1)) {
         throw malformed(
           `item ${number} (${type}) nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`,
         );
@@ -122,6 +134,7 @@ export function parseEnvelope(bytes: Buffer, limits: ParseLimits, header?: Envel
       header: itemHeader,
       headerBytes: bytes.subarray(start, end),
       payload: bytes.subarray(payloadStart, payloadEnd),
+      latin1,
     });
     offset = payloadEnd + 1;
   }

@@ -10,6 +10,8 @@ export interface EnvelopeItem {
   /** The item header line exactly as received (without its newline). */
   headerBytes: Buffer;
   payload: Buffer;
+  /** The payload decoded as latin1, when the parser made it (the first small event-like item: parse.ts). */
+  latin1?: string | undefined;
 }
 
 export interface Envelope {

@@ -5,7 +5,8 @@
 // A hit only means "parse and walk"; the rules decide. Costs measured in docs/decisions/012-data-scrubbing-as-relay.md
 // and 021-sampled-key-word-scan.md.
 
-import { hasWord, type TableWord, tableable, wordTable } from './byte-scan.ts';
+import { foundWords, type TableShape, type TableWord, tableable, wordTable } from './byte-scan.ts';
+import { NUMBER_SHAPES } from './number-shapes.ts';
 
 /** The default rules' key words, lower-case (matched case-insensitively). */
 export const TRIGGER_WORDS = [
@@ -86,20 +87,23 @@ const FOLDING = [Buffer.from('\u017f').toString('latin1'), Buffer.from('\u212a')
 
 /**
  * A prescan: `text` is the bytes decoded as latin1, when the caller has them already (pipeline/item-text.ts shares
- * one decode); `scanned` says the caller has searched the bytes for `scanWords` (byte-scan.ts `foundWords`, in a
- * pass shared with other stages) and found none, so the prescan does not search for them again.
+ * one decode); `scanned` says the caller has searched the bytes for `scanWords` and `scanShapes` (byte-scan.ts
+ * `foundWords`, in a pass shared with other stages) and found no word, and `shaped` whether it found a shape; the
+ * prescan does not search for them again, and runs the SSN and IBAN regexes only when `shaped`.
  */
 export interface Prescan {
-  (bytes: Buffer, text?: string, scanned?: boolean): boolean;
+  (bytes: Buffer, text?: string, scanned?: boolean, shaped?: boolean): boolean;
   /** What the sampled byte scan looks for: the key words in any case, and anchors in their own case. */
   readonly scanWords: readonly TableWord[];
+  /** The SSN and IBAN shapes (number-shapes.ts). */
+  readonly scanShapes: readonly TableShape[];
 }
 
 /** Anchors the byte scan finds with the key words ('-' is common, so `includes('-----BEGIN')` cost 1.3 µs). */
 const EXACT_ANCHORS = ['-----BEGIN', '\\u00'];
 
 /** The prescan that walks every item (IP addresses and the strict rules match too much for a byte scan). */
-export const ALWAYS: Prescan = Object.assign(() => true, { scanWords: [] });
+export const ALWAYS: Prescan = Object.assign(() => true, { scanWords: [], scanShapes: [] });
 
 export function createPrescan(words: readonly string[]): Prescan {
   // Key words and anchors by a sampling byte scan (byte-scan.ts); a word no table holds by its own regex, as before.
@@ -107,14 +111,22 @@ export function createPrescan(words: readonly string[]): Prescan {
     ...words.filter(tableable).map((text) => ({ text })),
     ...EXACT_ANCHORS.map((text) => ({ text, exact: true })),
   ];
-  const table = wordTable(scanWords);
+  // Bit 1: a word; bit 2: a shape.
+  const table = wordTable(
+    scanWords,
+    NUMBER_SHAPES.map((shape) => ({ ...shape, bit: 2 })),
+  );
   const keyWords = compileWords(words.filter((word) => !tableable(word)));
-  const prescan = (bytes: Buffer, text = bytes.toString('latin1'), scanned = false) => {
-    if (!scanned && hasWord(bytes, table)) return true;
+  const prescan = (bytes: Buffer, text = bytes.toString('latin1'), scanned = false, shaped = true) => {
+    if (!scanned) {
+      const found = foundWords(bytes, table);
+      if ((found & 1) !== 0) return true;
+      shaped = (found & 2) !== 0;
+    }
     // latin1: one byte a character, the cheapest string to scan; every anchor is ASCII.
     for (const re of keyWords) if (re.test(text)) return true;
     if (CARD.test(text)) return true;
-    for (const re of SSN_IBAN) if (re.test(text)) return true;
+    if (shaped) for (const re of SSN_IBAN) if (re.test(text)) return true;
     // `\u00XX` could spell any trigger (in the scan); `\/` (PHP's json_encode writes it) could hide the `//` of
     // URL credentials.
     if (text.includes('\\/')) return true;
@@ -122,5 +134,5 @@ export function createPrescan(words: readonly string[]): Prescan {
     // "@" is rare in events (a release like shop@1.4.2): look only around each one.
     return atMayMatch(text);
   };
-  return Object.assign(prescan, { scanWords });
+  return Object.assign(prescan, { scanWords, scanShapes: NUMBER_SHAPES });
 }

@@ -16,7 +16,7 @@ export class ItemTexts {
   of(item: EnvelopeItem): string {
     // One slot: an envelope carries one event-like item; a second one is decoded again, as before.
     if (item !== this.#item) {
-      this.#text = item.payload.toString('latin1');
+      this.#text = item.latin1 ?? item.payload.toString('latin1');
       this.#item = item;
     }
     return this.#text;

@@ -34,6 +34,7 @@ export function createScrubber(
   if (!compiled) return undefined;
   const { prescan } = compiled;
   const scanned = plan.add(prescan.scanWords);
+  const shapes = plan.addShapes(prescan.scanShapes);
   return (items, envelopeBytes, texts = new ItemTexts()) => {
     let out: EnvelopeItem[] | undefined;
     let hits = NO_HITS;
@@ -42,8 +43,9 @@ export function createScrubber(
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as EnvelopeItem;
       if (!SCRUBBED_TYPES.has(item.type)) continue;
-      const found = scanned !== 0 && (texts.found(item, plan) & scanned) !== 0;
-      if (!found && !prescan(item.payload, texts.of(item), scanned !== 0)) continue;
+      const found = scanned !== 0 ? texts.found(item, plan) : 0;
+      const shaped = shapes === 0 || (found & shapes) !== 0;
+      if ((found & scanned) === 0 && !prescan(item.payload, texts.of(item), scanned !== 0, shaped)) continue;
       const scrubbed = scrubItem(item, compiled);
       if (!scrubbed) continue;
       if (scrubbed.item.payload.length > limits.maxEventItemBytes) {

@@ -43,6 +43,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const filter = createFilter(config.ignoreRules, plan);
   const inboundFilter = createInboundFilters(config.inboundFilters, plan);
   const scrub = createScrubber(config.scrub, config.limits, plan);
+  plan.prepare();
   const scrubbed = counting(metrics.scrubbed);
   const accepted = counting(metrics.accepted);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */

@@ -1,0 +1,55 @@
+// In-process micro for the stages that read an item's bytes (ignore rules, inbound-filter gate, scrub prescan), on
+// the bench event, a fresh Buffer per call as the server has them; each part alone and the three together. The best
+// of many short bursts is reported (the figure least bent by a shared machine). Usage: node bench/stages-micro.ts
+import { ignoreRules } from '@app/telemetry-rules';
+import { createItem } from '../src/envelope/serialize.ts';
+import { DEFAULT_SCRUB_SETTINGS } from '../src/pii/index.ts';
+import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
+import { createFilter } from '../src/pipeline/filter.ts';
+import { DEFAULT_FILTER_IDS } from '../src/pipeline/inbound-filters/settings.ts';
+import { createInboundFilters } from '../src/pipeline/inbound-filters/stage.ts';
+import { ScanPlan } from '../src/pipeline/item-scan.ts';
+import { ItemTexts } from '../src/pipeline/item-text.ts';
+import { createScrubber } from '../src/pipeline/scrub.ts';
+import { printBestOfBursts } from './best-of-bursts.ts';
+import { errorEnvelope } from './envelopes.ts';
+
+const BURSTS = Number(process.env.MICRO_BURSTS ?? 2000);
+
+const envelope = errorEnvelope('https://k@o.ingest.sentry.io/1');
+const event = envelope.subarray(envelope.lastIndexOf(0x0a) + 1);
+const copies = Array.from({ length: 64 }, () => Buffer.from(event));
+const limits = { maxEventItemBytes: 1 << 20, maxEnvelopeBytes: 20 << 20 };
+
+const plan = new ScanPlan();
+const filter = createFilter(ignoreRules, plan);
+const inbound = createInboundFilters({ ids: [...DEFAULT_FILTER_IDS], errorMessages: [], releases: [] }, plan);
+const scrub = createScrubber(DEFAULT_SCRUB_SETTINGS, limits, plan);
+if (!scrub) throw new Error('the defaults scrub');
+const prescan = createPrescan(TRIGGER_WORDS);
+const alone = new ScanPlan();
+alone.add(prescan.scanWords);
+const shapes = alone.addShapes(prescan.scanShapes);
+
+const stages = (payload: Buffer) => {
+  const item = createItem({ type: 'event' }, payload);
+  const items = [item];
+  const texts = new ItemTexts();
+  const kept = filter({ header: {}, items, bytes: payload } as never, texts).items;
+  return scrub(inbound(kept, texts).items, payload.length, texts).items.length;
+};
+
+const rows: Array<[string, (bytes: Buffer) => unknown]> = [
+  ['copy only', (b) => b.length],
+  ['copy + latin1 decode', (b) => b.toString('latin1').length],
+  ['copy + scan (prescan words, shapes)', (b) => alone.found(b)],
+  ['copy + scan (every stage)', (b) => plan.found(b)],
+  [
+    'copy + prescan, scanned (regexes…)',
+    (b) => prescan(b, b.toString('latin1'), true, (alone.found(b) & shapes) !== 0),
+  ],
+  ['the three stages', stages],
+];
+
+console.log(`event ${event.length} bytes; the stages keep ${stages(Buffer.from(event))} item(s)`);
+printBestOfBursts(rows, copies, BURSTS);

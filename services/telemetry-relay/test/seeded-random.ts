@@ -1,0 +1,11 @@
+// A seeded generator for the tests that compare a shortcut with its oracle on random payloads: a failure names an
+// input that replays. (prescan.test.ts and item-scan.test.ts still carry their own copy of it.)
+
+export function generator(seed: number) {
+  let state = seed;
+  const next = (n: number) => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return Math.floor((state / 2 ** 31) * n);
+  };
+  return { next, pick: <T>(items: readonly T[]): T => items[next(items.length)] as T };
+}
