@@ -59,6 +59,8 @@ describe('the longer lists', () => {
 
 const WRK_SHED = `Running 3s test @ http://127.0.0.1:1234/catalog?limit=50
   1 threads and 1000 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     1.80s   300.00ms   2.51s    70.00%
   Latency Distribution
      50%    1.82s
      75%    2.10s
@@ -69,7 +71,8 @@ const WRK_SHED = `Running 3s test @ http://127.0.0.1:1234/catalog?limit=50
   Non-2xx or 3xx responses: 38
 Requests/sec:     45.85
 `;
-const WRK_QUIET = `  Latency Distribution
+const WRK_QUIET = `    Latency   900.00us  500.00us  15.00ms   90.00%
+  Latency Distribution
      50%  812.00us
      75%    1.10ms
      90%    1.50ms
@@ -80,8 +83,16 @@ Requests/sec:   1000.00
 
 describe("reading wrk's output", () => {
   it.each([
-    ['refusals and timeouts', WRK_SHED, { requests: 138, refused: 38, p50Ms: 1820, p99Ms: 2490, timeouts: 12 }],
-    ['all answered, µs and ms', WRK_QUIET, { requests: 5000, refused: 0, p50Ms: 0.812, p99Ms: 12.34, timeouts: 0 }],
+    [
+      'refusals and timeouts',
+      WRK_SHED,
+      { requests: 138, refused: 38, p50Ms: 1820, p99Ms: 2490, maxMs: 2510, timeouts: 12 },
+    ],
+    [
+      'all answered, µs and ms',
+      WRK_QUIET,
+      { requests: 5000, refused: 0, p50Ms: 0.812, p99Ms: 12.34, maxMs: 15, timeouts: 0 },
+    ],
   ])('%s', (_name, out, expected) => {
     const parsed = parseWrk(out);
     expect(parsed).toMatchObject(expected);
