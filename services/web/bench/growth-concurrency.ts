@@ -72,7 +72,7 @@ export async function concurrencySweep(
         steps.set(connections, [...(steps.get(connections) ?? []), step]);
         console.log(
           `concurrency round ${round} ${String(connections).padStart(5)} connections: ${num(result.okPerSecond)} docs/s, ` +
-            `${(result.refusedShare * 100).toFixed(1)} % 503, p99 ${num(result.p99Ms, 1)} ms, ` +
+            `${(result.refusedShare * 100).toFixed(1)} % 503, p99 ${num(result.p99Ms, 1)} ms, max ${num(result.maxMs)} ms, ` +
             `in-process p99 ${bucketBound(step.serverP99Ms)} ms, RSS ${num(result.peakRssBytes / MiB)} MiB, ` +
             `shed ${JSON.stringify(step.shed)}`,
         );
@@ -116,6 +116,7 @@ function concurrencyReport(
         m(c, (s) => s.p99Ms),
         m(first, (s) => s.p99Ms),
       )})`,
+      num(m(c, (s) => s.maxMs)),
       bucketBound(m(c, (s) => s.serverP99Ms)),
       num(m(c, (s) => s.timeouts)),
       m(c, (s) => s.cpuMsPerDocument).toFixed(3),
@@ -139,6 +140,7 @@ function concurrencyReport(
         '503 share',
         'p50 ms',
         'p99 ms (× first)',
+        'max ms',
         'in-process p99 ms of the 200s',
         'timeouts',
         'CPU ms/doc',
