@@ -100,7 +100,7 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     catalogRelatedDelayMs: reader.integer('CATALOG_RELATED_DELAY_MS', 20, { min: 0, max: 60_000 }),
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 1_024 }),
-    acceptSockets: reader.integer('ACCEPT_SOCKETS', process.platform === 'linux' ? 16 : 1, { min: 1, max: 64 }),
+    acceptSockets: reader.integer('ACCEPT_SOCKETS', process.platform === 'linux' ? 64 : 1, { min: 1, max: 256 }),
     loadShedding: {
       maxInFlight: reader.integer('SHED_MAX_IN_FLIGHT', Math.ceil((cpuLimit ?? 2) * IN_FLIGHT_PER_CPU), {
         min: 0,
