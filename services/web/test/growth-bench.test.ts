@@ -3,6 +3,7 @@
 // measured the old page-size cap would print confident wrong figures; these fail first.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { listenQueue } from '../bench/growth-accept-queue.ts';
 import {
   GROWTH_MAX_ITEMS,
   longerCatalog,
@@ -192,5 +193,18 @@ describe("the in-process p99 from the service's request histogram", () => {
     ],
   ] as [string, [number, number][], number][])('%s', (_name, after, p99) => {
     expect(serverP99Ms(before, scrape(after))).toBe(p99);
+  });
+});
+
+describe("reading ss's listening sockets", () => {
+  it('sums the connections queued for accept over every socket listening on the port', () => {
+    const out = [
+      'LISTEN 84     511        127.0.0.1:41881      0.0.0.0:*',
+      'LISTEN 3      511        127.0.0.1:41881      0.0.0.0:*',
+      'LISTEN 0      511        127.0.0.1:41881      0.0.0.0:*',
+      '',
+    ].join('\n');
+    expect(listenQueue(out)).toBe(87);
+    expect(listenQueue('')).toBe(0);
   });
 });
