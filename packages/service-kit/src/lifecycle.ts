@@ -18,7 +18,8 @@ export interface RunningService {
  */
 export async function runService(
   app: FastifyInstance,
-  opts: { config: ServerConfig; readiness: Readiness },
+  /** reusePort: listen with SO_REUSEPORT, so more sockets can listen on the port (the web's http/acceptors.ts). */
+  opts: { config: ServerConfig; readiness: Readiness; reusePort?: boolean },
 ): Promise<RunningService> {
   const { config, readiness } = opts;
   const log = app.log;
@@ -40,6 +41,6 @@ export async function runService(
   );
   app.addHook('onClose', async () => closer.uninstall());
 
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host, ...(opts.reusePort ? { reusePort: true } : {}) });
   return { app, shutdown: () => closer.close() };
 }

@@ -4,6 +4,7 @@
 // of every answer, the server's CPU per document, its peak RSS, and which of shedding's thresholds refused.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chart, num, table, times } from '@app/test-kit/growth-report';
+import { sampleAcceptQueue } from './growth-accept-queue.ts';
 import { type LoadResult, runLoad } from './growth-load.ts';
 import { type PodLimits, readPodLimits, scrape, serverP99Ms, startPod } from './growth-pod.ts';
 import { median } from './wrk.ts';
@@ -18,6 +19,8 @@ interface Step extends LoadResult {
   shed: Record<string, number>;
   /** p99 of the 200s inside the process (a histogram bucket's bound): the rest of wrk's p99 queued outside it. */
   serverP99Ms: number;
+  /** Most connections waiting in the kernel to be accepted at once (growth-accept-queue.ts). */
+  peakAcceptQueue: number;
 }
 
 async function waitReady(url: string): Promise<void> {
@@ -66,13 +69,17 @@ export async function concurrencySweep(
       for (const connections of CONNECTIONS) {
         await waitReady(pod.url);
         const before = await scrape(pod.metricsUrl);
+        const acceptQueue = sampleAcceptQueue(Number(new URL(pod.url).port));
         const result = await runLoad({ url: `${pod.url}${PAGE}`, pid: pod.pid, connections, seconds });
+        const peakAcceptQueue = acceptQueue.stop();
         const after = await scrape(pod.metricsUrl);
-        const step = { ...result, shed: diff(after.shed, before.shed), serverP99Ms: serverP99Ms(before, after) };
+        const shed = diff(after.shed, before.shed);
+        const step = { ...result, shed, serverP99Ms: serverP99Ms(before, after), peakAcceptQueue };
         steps.set(connections, [...(steps.get(connections) ?? []), step]);
         console.log(
           `concurrency round ${round} ${String(connections).padStart(5)} connections: ${num(result.okPerSecond)} docs/s, ` +
-            `${(result.refusedShare * 100).toFixed(1)} % 503, p99 ${num(result.p99Ms, 1)} ms, ` +
+            `${(result.refusedShare * 100).toFixed(1)} % 503, p99 ${num(result.p99Ms, 1)} ms, max ${num(result.maxMs)} ms, ` +
+            `accept queue ≤ ${num(peakAcceptQueue)}, ` +
             `in-process p99 ${bucketBound(step.serverP99Ms)} ms, RSS ${num(result.peakRssBytes / MiB)} MiB, ` +
             `shed ${JSON.stringify(step.shed)}`,
         );
@@ -116,6 +123,8 @@ function concurrencyReport(
         m(c, (s) => s.p99Ms),
         m(first, (s) => s.p99Ms),
       )})`,
+      num(m(c, (s) => s.maxMs)),
+      num(m(c, (s) => s.peakAcceptQueue)),
       bucketBound(m(c, (s) => s.serverP99Ms)),
       num(m(c, (s) => s.timeouts)),
       m(c, (s) => s.cpuMsPerDocument).toFixed(3),
@@ -139,6 +148,8 @@ function concurrencyReport(
         '503 share',
         'p50 ms',
         'p99 ms (× first)',
+        'max ms',
+        'peak accept queue',
         'in-process p99 ms of the 200s',
         'timeouts',
         'CPU ms/doc',

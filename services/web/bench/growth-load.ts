@@ -22,7 +22,11 @@ export interface LoadResult {
   /** Share of the answers that were not 2xx/3xx (503 under shedding). */
   refusedShare: number;
   p50Ms: number;
+  /** wrk's percentiles are corrected for coordinated omission: each answer slower than twice the mean interval between
+   * a connection's answers adds samples below it, so a few slow answers can make the p99 (docs/benchmarks.md). */
   p99Ms: number;
+  /** The slowest answer wrk measured (a real one, not a correction). */
+  maxMs: number;
   /** Requests wrk gave up on after its timeout (not in the latencies: the tail a client saw beyond them). */
   timeouts: number;
   /** The server's CPU time per answer, and per document served (all its CPU over the documents). */
@@ -63,6 +67,7 @@ export function parseWrk(out: string) {
     okPerSecond: (requests - refused) / seconds,
     p50Ms: duration(/\s50%\s+(\S+)/.exec(out)?.[1]),
     p99Ms: duration(/\s99%\s+(\S+)/.exec(out)?.[1]),
+    maxMs: duration(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(out)?.[1]),
     timeouts: Number(/timeout (\d+)/.exec(out)?.[1] ?? 0),
   };
 }
@@ -91,6 +96,7 @@ export async function runLoad(step: LoadStep): Promise<LoadResult> {
     refusedShare: parsed.refused / parsed.requests,
     p50Ms: parsed.p50Ms,
     p99Ms: parsed.p99Ms,
+    maxMs: parsed.maxMs,
     timeouts: parsed.timeouts,
     cpuMsPerAnswer: cpu / parsed.requests,
     cpuMsPerDocument: cpu / (parsed.requests - parsed.refused),

@@ -3,6 +3,7 @@
 // measured the old page-size cap would print confident wrong figures; these fail first.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { listenQueue } from '../bench/growth-accept-queue.ts';
 import {
   GROWTH_MAX_ITEMS,
   longerCatalog,
@@ -58,6 +59,8 @@ describe('the longer lists', () => {
 
 const WRK_SHED = `Running 3s test @ http://127.0.0.1:1234/catalog?limit=50
   1 threads and 1000 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     1.80s   300.00ms   2.51s    70.00%
   Latency Distribution
      50%    1.82s
      75%    2.10s
@@ -68,7 +71,8 @@ const WRK_SHED = `Running 3s test @ http://127.0.0.1:1234/catalog?limit=50
   Non-2xx or 3xx responses: 38
 Requests/sec:     45.85
 `;
-const WRK_QUIET = `  Latency Distribution
+const WRK_QUIET = `    Latency   900.00us  500.00us  15.00ms   90.00%
+  Latency Distribution
      50%  812.00us
      75%    1.10ms
      90%    1.50ms
@@ -79,8 +83,16 @@ Requests/sec:   1000.00
 
 describe("reading wrk's output", () => {
   it.each([
-    ['refusals and timeouts', WRK_SHED, { requests: 138, refused: 38, p50Ms: 1820, p99Ms: 2490, timeouts: 12 }],
-    ['all answered, µs and ms', WRK_QUIET, { requests: 5000, refused: 0, p50Ms: 0.812, p99Ms: 12.34, timeouts: 0 }],
+    [
+      'refusals and timeouts',
+      WRK_SHED,
+      { requests: 138, refused: 38, p50Ms: 1820, p99Ms: 2490, maxMs: 2510, timeouts: 12 },
+    ],
+    [
+      'all answered, µs and ms',
+      WRK_QUIET,
+      { requests: 5000, refused: 0, p50Ms: 0.812, p99Ms: 12.34, maxMs: 15, timeouts: 0 },
+    ],
   ])('%s', (_name, out, expected) => {
     const parsed = parseWrk(out);
     expect(parsed).toMatchObject(expected);
@@ -141,5 +153,18 @@ describe("the in-process p99 from the service's request histogram", () => {
     ],
   ] as [string, [number, number][], number][])('%s', (_name, after, p99) => {
     expect(serverP99Ms(before, scrape(after))).toBe(p99);
+  });
+});
+
+describe("reading ss's listening sockets", () => {
+  it('sums the connections queued for accept over every socket listening on the port', () => {
+    const out = [
+      'LISTEN 84     511        127.0.0.1:41881      0.0.0.0:*',
+      'LISTEN 3      511        127.0.0.1:41881      0.0.0.0:*',
+      'LISTEN 0      511        127.0.0.1:41881      0.0.0.0:*',
+      '',
+    ].join('\n');
+    expect(listenQueue(out)).toBe(87);
+    expect(listenQueue('')).toBe(0);
   });
 });

@@ -90,6 +90,7 @@ describe('config', () => {
         TRACE_CONTINUATION_PER_SECOND: '-1',
         SENTRY_ORG_ID: 'acme',
         SHED_EVENT_LOOP_DELAY_MS: 'fast',
+        ACCEPT_SOCKETS: '0',
       });
     expect(read).toThrow(ConfigError);
     try {
@@ -109,6 +110,7 @@ describe('config', () => {
         'TRACE_CONTINUATION_PER_SECOND',
         'SENTRY_ORG_ID',
         'SHED_EVENT_LOOP_DELAY_MS',
+        'ACCEPT_SOCKETS',
       ]) {
         expect(text).toContain(name);
       }

@@ -38,6 +38,8 @@ export interface Config {
   trustedProxyHops: number;
   /** What a slow or idle client may hold (see "Timeouts and load shedding" in the README). */
   connections: ConnectionLimits;
+  /** Listening sockets on PORT (SO_REUSEPORT; 1 = only the server's own): how many new connections a loop turn accepts. */
+  acceptSockets: number;
   loadShedding: LoadShedding;
 }
 
@@ -99,6 +101,7 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     catalogRelatedDelayMs: reader.integer('CATALOG_RELATED_DELAY_MS', 20, { min: 0, max: 60_000 }),
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 1_024 }),
+    acceptSockets: reader.integer('ACCEPT_SOCKETS', process.platform === 'linux' ? 64 : 1, { min: 1, max: 256 }),
     loadShedding: {
       maxInFlight: reader.integer('SHED_MAX_IN_FLIGHT', Math.ceil((cpuLimit ?? 2) * IN_FLIGHT_PER_CPU), {
         min: 0,

@@ -6,6 +6,7 @@ import { exitOnConfigError, runService } from '@app/service-kit';
 import * as Sentry from '@sentry/node';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
+import { acceptOnMoreSockets } from './http/acceptors.ts';
 import { assetsFromManifest } from './pages/assets.ts';
 
 const config = exitOnConfigError('web', () => loadConfig(process.env));
@@ -18,4 +19,10 @@ const { app, readiness } = await buildApp(config, {
 app.addHook('onClose', async () => {
   await Sentry.flush(2_000);
 });
-await runService(app, { config: config.server, readiness });
+const acceptors = acceptOnMoreSockets(app.server, {
+  sockets: config.acceptSockets,
+  maxConnections: config.connections.maxConnections,
+  onError: (err) => app.log.warn({ err }, 'an extra listening socket failed; accepting on the others'),
+});
+app.addHook('preClose', async () => acceptors.close());
+await runService(app, { config: config.server, readiness, reusePort: config.acceptSockets > 1 });
