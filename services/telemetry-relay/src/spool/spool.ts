@@ -123,8 +123,9 @@ export function openSpool(options: SpoolOptions): Spool {
   };
   let count = Number(totals.n);
   let bytes = Number(totals.b);
-  /** Rows being sent: leased by `lease`, or inserted leased. Opening released every lease. */
+  /** Rows being sent: leased by `lease` (still due in the table), or inserted leased. Opening released every lease. */
   const leased = new Set<number>();
+  const inserted = new Set<number>();
   const byClient = new ClientTally();
   const perClient = db
     .prepare(
@@ -157,7 +158,7 @@ export function openSpool(options: SpoolOptions): Spool {
       count--;
       bytes -= Number(row.size);
       byClient.remove(row.client, Number(row.size));
-      leased.delete(Number(row.id));
+      if (!leased.delete(Number(row.id))) inserted.delete(Number(row.id));
       if (row.file !== null) unlink.push(row.file);
     }
     return rows.length;
@@ -178,7 +179,7 @@ export function openSpool(options: SpoolOptions): Spool {
       return bytes;
     },
     get unleasedCount() {
-      return count - leased.size;
+      return count - leased.size - inserted.size;
     },
     heldBy: (client) => byClient.of(client),
     recovered: { lostRows: lost.length, orphanFiles: orphans, expiredRows: 0 },
@@ -215,7 +216,7 @@ export function openSpool(options: SpoolOptions): Spool {
         count++;
         bytes += entry.body.length;
         byClient.add(entry.client, entry.body.length);
-        if (entries[i]?.leased) leased.add(ids[i] as number);
+        if (entries[i]?.leased) inserted.add(ids[i] as number);
       }
       return ids;
     },
@@ -224,9 +225,9 @@ export function openSpool(options: SpoolOptions): Spool {
       return removeCommitted((unlink) => ids.reduce((sum, id) => sum + removeAll(deleteRow, id, unlink), 0));
     },
     lease({ now, maxRows, maxBytes, maxSize = Number.POSITIVE_INFINITY, expireBefore, isAllowed }) {
-      if (count === leased.size || maxRows <= 0 || maxBytes <= 0) return nothing;
+      if (count === leased.size + inserted.size || maxRows <= 0 || maxBytes <= 0) return nothing;
       return removeCommitted((unlink) => {
-        // Rows leased here are still due in the table: read past as many as there are leases.
+        // Rows leased here are still due in the table: read past as many as there are.
         const due = selectDue.all(now, maxRows + leased.size) as unknown as Row[];
         const lease: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
         let size = 0;
@@ -256,7 +257,7 @@ export function openSpool(options: SpoolOptions): Spool {
       return files.open(record.bodyFile, record.size, heldMs);
     },
     reschedule(id, attempts, nextAttemptAt) {
-      if (leased.delete(id)) release.run(attempts, nextAttemptAt, id); // not deleted (expired) meanwhile
+      if (leased.delete(id) || inserted.delete(id)) release.run(attempts, nextAttemptAt, id); // not deleted meanwhile
     },
     wakeAll(now) {
       wake.run(now, now);
