@@ -157,6 +157,32 @@ describe('delivery: mode × upstream × memory × shutdown', () => {
   });
 });
 
+describe('delivery: shutdown while a failed envelope is being spooled', () => {
+  it('keeps one copy of a fast-mode envelope whose body file is still being written when shutdown comes', async () => {
+    // The matrix's flaky "fast, upstream down, memory ample, shutdown with none": the 150 KB envelope's failed send
+    // was being written to the spool (a body file, off the loop) when close(30) timed out, and shutdown wrote it again.
+    const dir = tempDir('delivery-');
+    const opened = closeAfterTest(openSpool({ dir, sync: 'normal' }));
+    let slowWrites = 0;
+    const spool: Spool = Object.assign(Object.create(opened) as Spool, {
+      writeBody(body: Buffer) {
+        const written = opened.writeBody(body);
+        if (written === undefined) return undefined;
+        slowWrites++;
+        return written.then((name) => new Promise<string>((resolve) => setTimeout(() => resolve(name), 200)));
+      },
+    });
+    const budget = watchedBudget(64 * MiB);
+    const forwarder = fakeForwarder(() => 'failed', budget);
+    const delivery = createDelivery(deliveryOptions({ mode: 'fast', spool, forwarder, budget }));
+    await delivery.accept(entry('slow'.padEnd(32, '0'), 150_000));
+    await eventually(() => slowWrites === 1, 5000, 'the failed send being spooled');
+    await delivery.close(30);
+    await eventually(() => budget.used === 0, 5000, 'every charge released');
+    expect(opened.count).toBe(1);
+  });
+});
+
 describe('delivery: replay re-checks what the spool holds', () => {
   it('drops rows whose destination is no longer allowed, counted and logged once per batch', async () => {
     metrics.registry.resetMetrics();

@@ -26,8 +26,8 @@ interface Pending {
 
 export function createSpoolWriter(spool: Spool, log: FastifyBaseLogger): SpoolWriter {
   let batch: Pending[] = [];
-  /** Body files being written: their rows join a batch once written, and `flush` waits for them. */
-  const writing = new Set<Promise<number>>();
+  /** Body files being written (their rows join a batch once written) and `writeNow`s: `flush` waits for them. */
+  const writing = new Set<Promise<unknown>>();
   let acks: number[] = [];
 
   const commit = () => {
@@ -65,10 +65,13 @@ export function createSpoolWriter(spool: Spool, log: FastifyBaseLogger): SpoolWr
       writing.add(written);
       return written.finally(() => writing.delete(written));
     },
-    async writeNow(items) {
-      if (items.length === 0) return;
-      const bodyFiles = await Promise.all(items.map(({ entry }) => spool.writeBody(entry.body)));
-      spool.insert(items.map((item, i) => ({ ...item, leased: false, bodyFile: bodyFiles[i] })));
+    writeNow(items) {
+      if (items.length === 0) return Promise.resolve();
+      const written = Promise.all(items.map(({ entry }) => spool.writeBody(entry.body))).then((bodyFiles) => {
+        spool.insert(items.map((item, i) => ({ ...item, leased: false, bodyFile: bodyFiles[i] })));
+      });
+      writing.add(written);
+      return written.finally(() => writing.delete(written));
     },
     ack(id) {
       if (acks.length === 0) setImmediate(commitAcks);

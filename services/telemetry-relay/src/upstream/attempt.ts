@@ -18,6 +18,8 @@ export interface Attempt {
   entry: SpoolEntry | SpoolRecord;
   /** Its spool row, when it is on disk. */
   id: number | undefined;
+  /** Set as a failed envelope held only in memory starts being written to the spool: shutdown must not write it too. */
+  spooling?: boolean;
 }
 
 /** Learns the limits upstream announces (pipeline/rate-limit.ts's RateLimits, which the tunnel enforces). */
@@ -59,10 +61,13 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
       outage.failed(result, entry.url);
       const attempts = entry.attempts + 1;
       const next = Date.now() + outage.retryDelay(attempts);
-      if (id !== undefined) spool.reschedule(id, attempts, next);
+      if (id !== undefined) {
+        spool.reschedule(id, attempts, next);
+        return undefined;
+      }
       // Only accepted envelopes have no row, and they hold their body.
-      else return writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
-      return undefined;
+      attempt.spooling = true;
+      return writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
     }
     outage.answered(result);
     if (id !== undefined) writer.ack(id);

@@ -333,7 +333,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       await writer.flush();
       // Still in flight after the timeout: keep a copy (at-least-once; upstream dedupes by event id). Their bytes
       // stay charged until the forwarder's close aborts the sends.
-      const stuck = [...memoryJobs];
+      const stuck = [...memoryJobs].filter((job) => !job.spooling); // the rest were written as their send failed
       abandoned = true; // set before writing: a send failing meanwhile must not spool a second copy
       await writer.writeNow(stuck.map((job) => ({ entry: job.entry as SpoolEntry, nextAttemptAt: 0 })));
       for (const job of stuck) forget(job);
