@@ -74,5 +74,7 @@ try {
   await main();
 } finally {
   killAll();
-  rmSync(work, { recursive: true, force: true }); // the backlog's spool holds up to 2 GiB
+  // The backlog's spool holds up to 2 GiB; a relay still shutting down may add a file meanwhile (retried, so the
+  // run's own error is not hidden behind ENOTEMPTY).
+  rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
 }
