@@ -11,6 +11,8 @@
 //   GROWTH_SECONDS (5), GROWTH_ROUNDS (3), BENCH_CONNECTIONS (50, the size sweep's)
 //   GROWTH_BACKLOG      100000 (small envelopes), GROWTH_BACKLOG_LARGE 200 (10 MiB envelopes; 0 skips)
 //   GROWTH_DRAIN_SECONDS 120 (longest the live load runs while a backlog drains)
+//   GROWTH_LIVE_RATE    live envelopes/s beside the backlog (default half the measured capacity; fixed for an A/B)
+//   GROWTH_RELAY_MAIN   the relay the backlog part runs (default this checkout's src/main.ts; another's for an A/B)
 //   E2E_IMAGE_TAG       the relay image the connection sweep runs (ssr-telemetry/telemetry-relay:<tag>; built from
 //                       this checkout each run, a cache hit when nothing changed)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +21,7 @@ import { join } from 'node:path';
 import { freePort } from '@app/test-kit';
 import { backlogDrain } from './growth/backlog.ts';
 import { connectionSweep } from './growth/connections.ts';
-import { benchDir, killAll, launch, waitForHttp } from './growth/harness.ts';
+import { benchDir, killAll, launch, relayMain, waitForHttp } from './growth/harness.ts';
 import { sizeSweep } from './growth/sizes.ts';
 
 const list = (name: string, fallback: string) =>
@@ -60,6 +62,8 @@ async function main(): Promise<void> {
         large: number('GROWTH_BACKLOG_LARGE', 200),
         drainSeconds: number('GROWTH_DRAIN_SECONDS', 120),
         seconds,
+        relayMain: process.env.GROWTH_RELAY_MAIN ?? relayMain,
+        liveRate: process.env.GROWTH_LIVE_RATE === undefined ? undefined : number('GROWTH_LIVE_RATE', 0),
       }),
     );
   }
@@ -70,5 +74,7 @@ try {
   await main();
 } finally {
   killAll();
-  rmSync(work, { recursive: true, force: true }); // the backlog's spool holds up to 2 GiB
+  // The backlog's spool holds up to 2 GiB; a relay still shutting down may add a file meanwhile (retried, so the
+  // run's own error is not hidden behind ENOTEMPTY).
+  rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
 }

@@ -56,6 +56,8 @@ export interface Config extends RouteConfig {
   };
   upstream: {
     concurrency: number;
+    /** Replay leases more only while the event loop is busy less than this share of the time (100: unpaced). */
+    replayMaxLoopPercent: number;
     pipelining: number;
     connectTimeoutMs: number;
     requestTimeoutMs: number;
@@ -194,6 +196,7 @@ export function loadConfig(env: Env): Config {
     },
     upstream: {
       concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),
+      replayMaxLoopPercent: reader.integer('REPLAY_MAX_LOOP_PERCENT', 80, { min: 1, max: 100 }),
       pipelining: reader.integer('UPSTREAM_PIPELINING', 1, { min: 1, max: 100 }),
       connectTimeoutMs: reader.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 3_000, { min: 10, max: 120_000 }),
       requestTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 }),

@@ -23,6 +23,7 @@ import {
   type OutgoingBody,
 } from '../src/upstream/forward.ts';
 import { createOutage } from '../src/upstream/outage.ts';
+import { nextReplayWindow, replayWindowLimit } from '../src/upstream/replay-pace.ts';
 import {
   attachmentItem,
   closeAfterTest,
@@ -209,6 +210,7 @@ describe('delivery: replay re-checks what the spool holds', () => {
     const delivery = createDelivery({
       ...deliveryOptions({ mode: 'durable', spool, forwarder, budget, log }),
       concurrency: 10,
+      replayMaxUtilization: 1, // unpaced: one lease takes all five rows
       isAllowedDestination: ({ url, dsnKey }) => url === TARGET_URL && dsnKey !== removed,
     });
     await eventually(() => spool.count === 0, 5000, 'the spool to be empty');
@@ -337,12 +339,77 @@ describe('replay within memory', () => {
       ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
       concurrency: 256,
       maxMemoryBytes: 32 * MiB,
+      replayMaxUtilization: 1, // unpaced: the bytes in flight are the bound under test
     });
     try {
       await eventually(() => forwarder.stalled > 0, 5_000, 'replay started');
       await new Promise((resolve) => setTimeout(resolve, 500)); // two replay ticks
       // 32 MiB of bodies, and one more envelope: a lease's first row always goes, or a large one would never.
       expect(forwarder.sent.length).toBe(4);
+    } finally {
+      await delivery.close(100);
+      await forwarder.close();
+    }
+  });
+});
+
+describe('replay pace: a backlog drains without starving live traffic', () => {
+  it.each([
+    // window, loop utilisation, most utilisation, most window → next window
+    ['over the limit: halves', 8, 0.9, 0.8, 192, 4],
+    ['over the limit at 1: stays at 1 (a busy relay drains slowly, but it drains)', 1, 0.99, 0.8, 192, 1],
+    ['under the limit: grows by a quarter', 16, 0.5, 0.8, 192, 20],
+    ['under the limit, small: grows by one', 3, 0.5, 0.8, 192, 4],
+    ['at the limit: grows', 8, 0.8, 0.8, 192, 10],
+    ['under the limit near the top: capped', 190, 0.1, 0.8, 192, 192],
+    ['unpaced (100 %): the most window whatever the loop', 1, 1, 1, 192, 192],
+  ])('%s: %i at %f (limit %f, most %i) → %i', (_case, window, utilization, max, maxWindow, next) => {
+    expect(nextReplayWindow(window, utilization, max, maxWindow)).toBe(next);
+  });
+
+  it.each([
+    [256, 192],
+    [16, 12],
+    [2, 2],
+    [1, 1],
+  ])('upstream concurrency %i leaves replay at most %i in flight, the rest for live sends', (concurrency, most) => {
+    expect(replayWindowLimit(concurrency)).toBe(most);
+  });
+
+  it('replays one envelope at a time while the loop is busy, sends live ones beside it, and opens up when it is not', async () => {
+    // Before: replay leased every free slot at once (16 here), whatever the loop's load.
+    const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
+    spool.insert(
+      Array.from({ length: 40 }, (_, i) => ({
+        entry: entry(`r${i}`.padEnd(32, '0')),
+        leased: false,
+        nextAttemptAt: 0,
+      })),
+    );
+    const budget = createMemoryBudget(64 * MiB);
+    const forwarder = fakeForwarder(() => 'stall', budget);
+    let utilization = 0.95;
+    const delivery = createDelivery({
+      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
+      concurrency: 16,
+      maxMemoryBytes: 16 * MiB,
+      loopUtilization: () => utilization,
+    });
+    try {
+      await eventually(() => forwarder.stalled === 1, 5_000, 'replay started');
+      await new Promise((resolve) => setTimeout(resolve, 400)); // four of the pace's intervals, all busy
+      expect(forwarder.sent.map((s) => s.eventId.slice(0, 2))).toEqual(['r0']);
+      await delivery.accept(entry('live'.padEnd(32, '0')));
+      await eventually(() => forwarder.stalled === 2, 5_000, 'the live envelope sent beside replay');
+      utilization = 0.3;
+      await eventually(() => forwarder.stalled >= 10, 5_000, 'replay to open up');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // At most 12 replayed (three quarters of 16; a lease waits for a quarter of the window to be free), oldest
+      // first, beside the live one: a quarter of the concurrency stays free for live sends.
+      const replayed = forwarder.sent.map((s) => s.eventId).filter((id) => id.startsWith('r'));
+      expect(replayed.length).toBeGreaterThanOrEqual(9);
+      expect(replayed.length).toBeLessThanOrEqual(12);
+      expect(replayed).toEqual(Array.from({ length: replayed.length }, (_, i) => `r${i}`.padEnd(32, '0')));
     } finally {
       await delivery.close(100);
       await forwarder.close();
@@ -496,6 +563,7 @@ function deliveryOptions(parts: {
     maxAgeMs: 3_600_000,
     maxMemoryBytes: MiB,
     concurrency: 1,
+    replayMaxUtilization: 0.8,
     retryBaseMs: 5,
     retryMaxMs: 20,
   };

@@ -69,12 +69,18 @@ describe('the relay process', () => {
     expect(result.code).toBe(78);
     expect(result.stderr).toMatch(/ALLOWED_DSNS is required/);
     const bad = await runToExit(entry, {
-      env: { ALLOWED_DSNS: 'https://nokey.example.com/1', SPOOL_MODE: 'maybe', INBOUND_FILTERS: 'chrome-extension' },
+      env: {
+        ALLOWED_DSNS: 'https://nokey.example.com/1',
+        SPOOL_MODE: 'maybe',
+        INBOUND_FILTERS: 'chrome-extension',
+        REPLAY_MAX_LOOP_PERCENT: '0',
+      },
     });
     expect(bad.code).toBe(78);
     expect(bad.stderr).toMatch(/ALLOWED_DSNS entry .* has no public key/);
     expect(bad.stderr).toMatch(/SPOOL_MODE must be one of durable, fast/);
     expect(bad.stderr).toMatch(/INBOUND_FILTERS names an unknown filter .*chrome-extension/);
+    expect(bad.stderr).toMatch(/REPLAY_MAX_LOOP_PERCENT must be an integer from 1 to 100/);
   });
 
   it('refuses to start on a spool directory another relay holds (exit 1, saying why)', async () => {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SpoolBodyLostError } from '../src/spool/body-files.ts';
+import { BACKING_OFF } from '../src/spool/database.ts';
 import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/spool/spool.ts';
 import { fileBodyStream, STREAMED_BODY_BYTES } from '../src/spool/streamed-body.ts';
 import {
@@ -67,6 +68,29 @@ describe('spool (SQLite, WAL)', () => {
     expect(spool.oldestAcceptedAt()).toBe(10);
     expect(spool.expire(1000)).toBe(1);
     expect([spool.count, spool.oldestAcceptedAt()]).toEqual([1, 20_000]);
+  });
+
+  it('leases without writing to the database; expiry and waking read an index, not every row', () => {
+    // Before (decision 029): a lease rewrote its row, body and all, and both sweeps scanned the whole table (≈ 250 ms
+    // of blocked event loop at 100 000 rows).
+    const dir = tempDir('spool-');
+    const spool = closeAfterTest(openSpool({ dir, sync: 'normal' }));
+    spool.insert([1, 2, 3, 4].map((n) => ({ entry: entry(n), leased: false, nextAttemptAt: 0 })));
+    const reader = new DatabaseSync(join(dir, 'spool.sqlite'), { readOnly: true });
+    try {
+      const version = () => (reader.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+      const before = version();
+      expect(leaseDue(spool, 5000, 3)).toHaveLength(3);
+      expect(version()).toBe(before); // another connection sees no commit that changed anything
+      const plan = (sql: string) =>
+        (reader.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join();
+      expect(plan('DELETE FROM envelopes WHERE accepted_at < 1')).toMatch(/USING INDEX envelopes_accepted_at/);
+      expect(plan(`UPDATE envelopes SET next_attempt_at = 1 WHERE ${BACKING_OFF} AND next_attempt_at > 1`)).toMatch(
+        /USING INDEX envelopes_backing_off/,
+      );
+    } finally {
+      reader.close();
+    }
   });
 
   it('keeps everything across a reopen; rows leased by the dead process are due again', () => {

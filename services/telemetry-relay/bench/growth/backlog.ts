@@ -15,7 +15,6 @@ import {
   launch,
   peakRssMib,
   relayEnv,
-  relayMain,
   resetPeak,
   sleep,
   stop,
@@ -36,6 +35,10 @@ export interface BacklogOptions {
   /** How long the live load runs after upstream is back (the drain must end within it). */
   drainSeconds: number;
   seconds: number;
+  /** The relay's src/main.ts: this checkout's, or another's for an A/B (GROWTH_RELAY_MAIN). */
+  relayMain: string;
+  /** Live envelopes/s; undefined: half the capacity just measured. Fixed, two runs on a busy machine compare. */
+  liveRate: number | undefined;
 }
 
 interface Drain {
@@ -65,9 +68,13 @@ async function fill(url: string, body: Buffer, count: number, concurrency: numbe
   const worker = async () => {
     while (next < count) {
       next++;
-      const response = await pool.request({ method: 'POST', path: target.pathname, body });
-      await response.body.dump();
-      if (response.statusCode !== 200) failed++;
+      try {
+        const response = await pool.request({ method: 'POST', path: target.pathname, body });
+        await response.body.dump();
+        if (response.statusCode !== 200) failed++;
+      } catch {
+        failed++; // a reset on a loaded machine: counted, not the end of the run
+      }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -125,7 +132,7 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
   const probeFile = join(o.work, 'loop-backlog.txt');
   const relay = launch(
     '0',
-    [process.execPath, '--import', join(benchDir, 'loop-probe.ts'), relayMain],
+    [process.execPath, '--import', join(benchDir, 'loop-probe.ts'), o.relayMain],
     relayEnv(port, dsn, join(o.work, 'spool-backlog'), {
       LOOP_PROBE_FILE: probeFile,
       SPOOL_MODE: 'durable',
@@ -143,7 +150,7 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
 
   wrk(url, smallFile, 50, 1); // warm-up
   const capacity = wrk(url, smallFile, 50, o.seconds).okPerSecond;
-  const rate = Math.max(10, Math.round(capacity / 2));
+  const rate = o.liveRate ?? Math.max(10, Math.round(capacity / 2));
   const quietFile = join(o.work, 'latency-quiet.txt');
   let quietPeak = 0; // bytes spooled under the live load alone (durable mode commits each envelope first)
   const quietRun = liveLoad(url, smallFile, rate, o.seconds * 2, quietFile);
@@ -264,7 +271,7 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
   }));
   const seconds = times.map((t) => t.toFixed(1));
   return [
-    `backlog drain beside live traffic at half the durable capacity (${capacity.toFixed(0)}/s); target: drain ≥ 1× live, live p99 ≤ 2× quiet`,
+    `backlog drain beside live traffic (${drains[0]?.liveRate ?? 0}/s; the durable capacity measured ${capacity.toFixed(0)}/s); target: drain ≥ 1× live, live p99 ≤ 2× quiet`,
     '',
     table(
       [

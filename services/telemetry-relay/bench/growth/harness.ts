@@ -133,7 +133,10 @@ export function resetPeak(pid: number): void {
 
 /** One gauge of the relay's /metrics (Prometheus text), e.g. relay_spool_bytes. */
 export async function gauge(origin: string, name: string): Promise<number> {
-  const text = await (await fetch(`${origin}/metrics`)).text();
+  // Once more on a reset: a kept-alive socket the relay closed as it was reused (KEEP_ALIVE_TIMEOUT_MS).
+  const text = await fetch(`${origin}/metrics`)
+    .catch(() => fetch(`${origin}/metrics`))
+    .then((response) => response.text());
   const match = new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text);
   return match ? Number(match[1]) : Number.NaN;
 }

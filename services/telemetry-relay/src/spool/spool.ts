@@ -1,11 +1,13 @@
 // The durable spool: one SQLite row per envelope accepted but not delivered (why SQLite, and why bodies over
 // BODY_FILE_THRESHOLD go to files: docs/decisions/001-sqlite-spool-and-body-files.md). Replay leases rows oldest
-// first by the memory they take; a leased row (next_attempt_at = LEASED) is never handed out twice.
+// first by the memory they take; a leased row is never handed out twice. Leases are kept in memory: marking one in its
+// row rewrote the row, body and all (≈ 100 µs for 6 KB, decision 029); a restart makes every row due again anyway.
 import { join } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { openBodyFiles } from './body-files.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import {
+  BACKING_OFF,
   inTransaction,
   LEASED,
   MEMORY,
@@ -120,7 +122,9 @@ export function openSpool(options: SpoolOptions): Spool {
   };
   let count = Number(totals.n);
   let bytes = Number(totals.b);
-  let unleased = count; // opening released every lease
+  /** Rows being sent: leased by `lease` (still due in the table), or inserted leased. Opening released every lease. */
+  const leased = new Set<number>();
+  const inserted = new Set<number>();
   const byClient = new ClientTally();
   const perClient = db
     .prepare(
@@ -132,7 +136,7 @@ export function openSpool(options: SpoolOptions): Spool {
   const insertRow = db.prepare(
     'INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const removed = `RETURNING ${SIZE} AS size, body_file AS file, next_attempt_at AS next, client`;
+  const removed = `RETURNING id, ${SIZE} AS size, body_file AS file, client`;
   const deleteRow = db.prepare(`DELETE FROM envelopes WHERE id = ? ${removed}`);
   const selectDue = db.prepare(
     `SELECT id, accepted_at, url, dsn_key, ${MEMORY} AS memory, ${SIZE} AS size FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
@@ -140,28 +144,20 @@ export function openSpool(options: SpoolOptions): Spool {
   const selectRow = db.prepare(
     `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, client, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
   );
-  const setLeased = db.prepare('UPDATE envelopes SET next_attempt_at = ? WHERE id = ?');
-  const release = db.prepare(
-    'UPDATE envelopes SET attempts = ?, next_attempt_at = ? WHERE id = ? AND next_attempt_at = ?',
-  );
-  const wake = db.prepare('UPDATE envelopes SET next_attempt_at = ? WHERE next_attempt_at > ? AND next_attempt_at < ?');
+  const release = db.prepare('UPDATE envelopes SET attempts = ?, next_attempt_at = ? WHERE id = ?');
+  const wake = db.prepare(`UPDATE envelopes SET next_attempt_at = ? WHERE ${BACKING_OFF} AND next_attempt_at > ?`);
   const expireRows = db.prepare(`DELETE FROM envelopes WHERE accepted_at < ? ${removed}`);
   const oldest = db.prepare('SELECT accepted_at FROM envelopes ORDER BY id LIMIT 1');
   const checkpointer = startCheckpointer(file, 500);
 
-  /** Runs a DELETE … RETURNING size, file, next; the caller unlinks `unlink` after the transaction commits. */
+  /** Runs a DELETE … RETURNING id, size, file, client; the caller unlinks `unlink` after the transaction commits. */
   const removeAll = (statement: StatementSync, arg: number, unlink: string[]): number => {
-    const rows = statement.all(arg) as Array<{
-      size: number;
-      file: string | null;
-      next: number;
-      client: string | null;
-    }>;
+    const rows = statement.all(arg) as Array<{ id: number; size: number; file: string | null; client: string | null }>;
     for (const row of rows) {
       count--;
       bytes -= Number(row.size);
       byClient.remove(row.client, Number(row.size));
-      if (Number(row.next) !== LEASED) unleased--;
+      if (!leased.delete(Number(row.id))) inserted.delete(Number(row.id));
       if (row.file !== null) unlink.push(row.file);
     }
     return rows.length;
@@ -182,7 +178,7 @@ export function openSpool(options: SpoolOptions): Spool {
       return bytes;
     },
     get unleasedCount() {
-      return unleased;
+      return count - leased.size - inserted.size;
     },
     heldBy: (client) => byClient.of(client),
     recovered: { lostRows: lost.length, orphanFiles: orphans, expiredRows: 0 },
@@ -215,11 +211,11 @@ export function openSpool(options: SpoolOptions): Spool {
         files.remove(entries.flatMap(({ bodyFile }) => (bodyFile === undefined ? [] : [bodyFile])));
         throw error;
       }
-      for (const { entry, leased } of entries) {
+      for (const [i, { entry }] of entries.entries()) {
         count++;
         bytes += entry.body.length;
         byClient.add(entry.client, entry.body.length);
-        if (!leased) unleased++;
+        if (entries[i]?.leased) inserted.add(ids[i] as number);
       }
       return ids;
     },
@@ -228,13 +224,16 @@ export function openSpool(options: SpoolOptions): Spool {
       return removeCommitted((unlink) => ids.reduce((sum, id) => sum + removeAll(deleteRow, id, unlink), 0));
     },
     lease({ now, maxRows, maxBytes, maxSize = Number.POSITIVE_INFINITY, expireBefore, isAllowed }) {
-      if (unleased === 0 || maxRows <= 0 || maxBytes <= 0) return nothing;
+      if (count === leased.size + inserted.size || maxRows <= 0 || maxBytes <= 0) return nothing;
       return removeCommitted((unlink) => {
-        const due = selectDue.all(now, maxRows) as unknown as Row[];
+        // Rows leased here are still due in the table: read past as many as there are.
+        const due = selectDue.all(now, maxRows + leased.size) as unknown as Row[];
         const lease: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
         let size = 0;
         for (const candidate of due) {
           const id = Number(candidate.id);
+          if (leased.has(id)) continue;
+          if (lease.rows.length === maxRows) break;
           if (expireBefore !== undefined && Number(candidate.accepted_at) < expireBefore) {
             lease.expired += removeAll(deleteRow, id, unlink);
           } else if (isAllowed && !isAllowed({ url: candidate.url, dsnKey: candidate.dsn_key })) {
@@ -245,9 +244,8 @@ export function openSpool(options: SpoolOptions): Spool {
             if (lease.rows.length > 0 && size + Number(candidate.size) > maxSize) break;
             size += Number(candidate.size);
             lease.rows.push(toRecord(selectRow.get(id) as unknown as Row));
-            setLeased.run(LEASED, id);
+            leased.add(id);
             lease.bytes += memory;
-            unleased--;
           }
         }
         return lease;
@@ -258,10 +256,10 @@ export function openSpool(options: SpoolOptions): Spool {
       return files.open(record.bodyFile, record.size, heldMs);
     },
     reschedule(id, attempts, nextAttemptAt) {
-      unleased += Number(release.run(attempts, nextAttemptAt, id, LEASED).changes);
+      if (leased.delete(id) || inserted.delete(id)) release.run(attempts, nextAttemptAt, id); // not deleted meanwhile
     },
     wakeAll(now) {
-      wake.run(now, now, LEASED);
+      wake.run(now, now);
     },
     expire(before) {
       return removeCommitted((unlink) => removeAll(expireRows, before, unlink));

@@ -25,7 +25,7 @@ interface Pending {
 
 export function createSpoolWriter(spool: Spool, log: FastifyBaseLogger): SpoolWriter {
   let batch: Pending[] = [];
-  /** Body files being written (their rows join a batch once written) and writeNow's inserts: `flush` waits for them. */
+  /** Body files being written (their rows join a batch once written) and `writeNow`s: `flush` waits for them. */
   const writing = new Set<Promise<unknown>>();
   let acks: number[] = [];
 

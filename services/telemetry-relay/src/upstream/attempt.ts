@@ -17,6 +17,8 @@ export interface Attempt {
   entry: SpoolEntry | SpoolRecord;
   /** Its spool row, when it is on disk. */
   id: number | undefined;
+  /** Set as a failed envelope held only in memory starts being written to the spool: shutdown must not write it too. */
+  spooling?: boolean;
 }
 
 /** Learns the limits upstream announces (pipeline/rate-limit.ts's RateLimits, which the tunnel enforces). */
@@ -34,8 +36,6 @@ export interface AttemptOptions {
   log: FastifyBaseLogger;
   /** Shutdown has kept a copy of everything in flight: a failure then leaves nothing to do. */
   abandoned(): boolean;
-  /** A failed memory-only envelope's copy is being written to the spool: shutdown must not write a second one. */
-  spooling(attempt: Attempt): void;
 }
 
 /** Held longer than this, an envelope's sent_at is moved forward (Sentry corrects drift from 55 minutes). */
@@ -65,7 +65,7 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
         return undefined;
       }
       // Only accepted envelopes have no row, and they hold their body.
-      options.spooling(attempt);
+      attempt.spooling = true;
       return writer.writeNow([{ entry: { ...(entry as SpoolEntry), attempts }, nextAttemptAt: next }]);
     }
     outage.answered(result);

@@ -14,6 +14,7 @@ import type { SpoolMode } from '../types.ts';
 import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.ts';
 import type { Forwarder } from './forward.ts';
 import { createOutage } from './outage.ts';
+import { replayWindowLimit, startReplayPace } from './replay-pace.ts';
 
 export interface DeliveryOptions {
   mode: SpoolMode;
@@ -38,6 +39,10 @@ export interface DeliveryOptions {
   maxMemoryBytes: number;
   /** Most envelopes sent at once. */
   concurrency: number;
+  /** Replay's pace (replay-pace.ts): the most event-loop utilisation, (0, 1], it may raise the loop to. */
+  replayMaxUtilization: number;
+  /** Utilisation since the previous call; perf_hooks' unless a test scripts it. */
+  loopUtilization?: () => number;
   retryBaseMs: number;
   retryMaxMs: number;
 }
@@ -61,10 +66,16 @@ interface Job extends Attempt {
   /** Fast mode: the envelope exists only in memory (it counts against the spool's bounds, spooled at shutdown). */
   memoryOnly: boolean;
   /** A replayed row's body bytes, counted in `replayingBytes` until the job ends. */
-  replaying?: number;
+  replaying?: number | undefined;
 }
 
 const REPLAY_TICK_MS = 200;
+/**
+ * Most rows one lease takes, and what replay waits to have room for before leasing again: a lease per finished send
+ * cost ≈ 5× per row what a lease of 32 does (one transaction each), and a lease of 256 6 KB rows blocked the event
+ * loop 15–60 ms.
+ */
+const LEASE_BATCH_ROWS = 32;
 const EXPIRE_EVERY_MS = 30_000;
 
 export function createDelivery(options: DeliveryOptions): Delivery {
@@ -93,6 +104,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
    * traffic's p99 at 60× (docs/benchmarks.md, "How the relay grows").
    */
   let replayingBytes = 0;
+  /** Replayed rows being sent, bounded by the pace's window. */
+  let replayCount = 0;
   let memoryOnlyBytes = 0;
   let memoryOnlyCount = 0;
   /** Fast mode's memory-only envelopes by client, beside what the spool keeps of each (spool.heldBy). */
@@ -108,13 +121,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Accepted envelopes to send now, in order. */
   const waiting: Job[] = [];
 
-  const attempt = createAttempts({
-    ...options,
-    writer,
-    outage,
-    abandoned: () => abandoned,
-    spooling: (job) => memoryJobs.delete(job as Job),
-  });
+  const attempt = createAttempts({ ...options, writer, outage, abandoned: () => abandoned });
 
   /** Runs one job, counted against the concurrency and awaited by shutdown; its charge is released at the end. */
   const run = (job: Job) => {
@@ -132,8 +139,11 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     inFlight.add(done);
   };
   const release = (job: Job) => {
-    replayingBytes -= job.replaying ?? 0;
-    job.replaying = 0;
+    if (job.replaying !== undefined) {
+      replayingBytes -= job.replaying;
+      replayCount--;
+      job.replaying = undefined;
+    }
     if (job.charge > 0) {
       budget.release(job.charge);
       heldBytes -= job.charge;
@@ -165,12 +175,25 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       pump();
     });
   };
-  /** Starts accepted envelopes, then due spool rows, within the concurrency (one probe while upstream is down). */
+  const pace = startReplayPace({
+    maxUtilization: options.replayMaxUtilization,
+    maxWindow: replayWindowLimit(options.concurrency),
+    onGrow: () => pump(),
+    ...(options.loopUtilization && { utilization: options.loopUtilization }),
+  });
+  /**
+   * Starts accepted envelopes, then due spool rows within the pace's window, all within the concurrency (one probe
+   * while upstream is down). Replay leases once a quarter of its window (at most a batch) is free, or whatever fits
+   * when none of it is in flight.
+   */
   const pump = () => {
     if (closing) return;
     const limit = outage.sendLimit;
     while (active < limit && waiting.length > 0) run(waiting.shift() as Job);
-    if (active < limit && spool.unleasedCount > 0) replay(limit - active);
+    if (spool.unleasedCount === 0) return;
+    const free = Math.min(limit - active, pace.window - replayCount);
+    const batch = Math.max(1, Math.min(LEASE_BATCH_ROWS, Math.floor(pace.window / 4), limit));
+    if (free >= batch || (free > 0 && replayCount === 0)) replay(Math.min(free, LEASE_BATCH_ROWS));
   };
   /** Leases as many due rows as the free memory holds (rows past their age or destination are dropped). */
   const replay = (maxRows: number) => {
@@ -196,6 +219,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     heldBytes += lease.bytes;
     for (const row of lease.rows) {
       replayingBytes += row.size;
+      replayCount++;
       run({ entry: row, id: row.id, charge: row.memoryBytes, memoryOnly: false, replaying: row.size });
     }
   };
@@ -286,6 +310,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     },
     async close(timeoutMs) {
       closing = true;
+      pace.stop();
       clearInterval(replayTimer);
       clearInterval(expireTimer);
       await writer.flush(); // body files being written join their batch, which commits
@@ -307,7 +332,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       await writer.flush();
       // Still in flight after the timeout: keep a copy (at-least-once; upstream dedupes by event id). Their bytes
       // stay charged until the forwarder's close aborts the sends.
-      const stuck = [...memoryJobs];
+      const stuck = [...memoryJobs].filter((job) => !job.spooling); // the rest were written as their send failed
       abandoned = true; // set before writing: a send failing meanwhile must not spool a second copy
       await writer.writeNow(stuck.map((job) => ({ entry: job.entry as SpoolEntry, nextAttemptAt: 0 })));
       for (const job of stuck) forget(job);
