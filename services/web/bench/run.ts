@@ -224,10 +224,13 @@ async function main(): Promise<void> {
         rps: median(runs.map((r) => r.rps)),
         p99Ms: median(runs.map((r) => r.p99Ms)),
         cpuMs: median(runs.map((r) => r.cpuMs)),
+        mainMs: median(runs.map((r) => r.mainMs)),
+        requests: median(runs.map((r) => r.requests)),
       },
     ]),
   );
-  const get = (name: string) => summary[name] ?? { rps: Number.NaN, p99Ms: Number.NaN, cpuMs: Number.NaN };
+  const get = (name: string) =>
+    summary[name] ?? { rps: Number.NaN, p99Ms: Number.NaN, cpuMs: Number.NaN, mainMs: Number.NaN, requests: 0 };
   console.log(
     `\nmedians of ${ROUNDS} interleaved rounds, ${SECONDS} s each, ${CONNECTIONS} connections, ${PAGE} (50 items)`,
   );
