@@ -79,7 +79,7 @@ async function startPinned(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${args.join(' ')} did not start`));
-    }, 20_000);
+    }, 60_000); // a loaded machine starts Sentry slowly
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk.toString();
