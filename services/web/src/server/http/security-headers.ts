@@ -7,7 +7,7 @@
 // helmet's headers, read once, rather than @fastify/helmet: with nonces (and in fact always) that plugin builds a new
 // helmet middleware per request, re-parsing every CSP directive — ≈ 5 % of the CPU of a page-data request. helmet
 // writes the policy once with slots where the nonces go; a document's headers are those with its nonces put in
-// (running helmet's middleware per document cost ≈ 1.5 % of its CPU: docs/decisions/032-framework-cost-and-at-once.md).
+// (helmet's middleware per document cost 3–5 µs, these 0.5–0.8: docs/decisions/032-framework-cost-and-at-once.md).
 // Page data (JSON) runs nothing: its CSP allows nothing (the usual policy for API responses) and needs no nonces, so
 // its headers are computed once.
 import { randomBytes } from 'node:crypto';
@@ -76,7 +76,7 @@ export function securityHeaders(options: SecurityOptions): SecurityHeaders {
   };
 }
 
-/** A header value with nonce slots: the text between them, and which nonce goes after each piece. */
+/** A header value as helmet wrote it, or (the policy) a function putting a document's nonces into its slots. */
 type SlottedValue = string | ((nonces: CspNonces) => string);
 
 /** helmet's headers read once with the slots, per-request values (the policy) made a function of the nonces: the
