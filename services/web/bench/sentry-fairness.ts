@@ -113,7 +113,7 @@ type Names = { ours: string; oursOff: string; peer: string };
  * on one core serve a few hundred documents a round each, and one major GC's worker-thread CPU (up to ≈ 1 ms per
  * document of such a round) then decides a round's ratio (docs/decisions/032-framework-cost-and-at-once.md).
  */
-export async function runAtOnce(targets: Target[], names: Names, rounds: number): Promise<void> {
+export async function runAtOnce(targets: Target[], names: Names, rounds: number, rewarmSeconds = 0): Promise<void> {
   const byName = new Map(targets.map((t) => [t.name, t]));
   // The four as issue 26 first ran them; the pair as the interleaved rounds compare them, one other on the core.
   const groups = [
@@ -125,6 +125,7 @@ export async function runAtOnce(targets: Target[], names: Names, rounds: number)
   for (let round = 1; round <= rounds; round++) {
     for (const [g, group] of groups.entries()) {
       if (group.targets.length < 2) continue;
+      if (rewarmSeconds > 0) await Promise.all(group.targets.map((target) => wrk(target, rewarmSeconds)));
       const results = await Promise.all(group.targets.map((target) => wrk(target)));
       for (const [i, r] of results.entries()) {
         const name = group.targets[i]?.name ?? '';
