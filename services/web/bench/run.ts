@@ -34,7 +34,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? SECONDS);
 // Unrecorded load on a target right before each of its rounds: idle for the other targets' rounds (≈ 30 s),
 // react-router-serve then costs ≈ 1.6 × per document for ≈ 30 s of load, ours ≈ 1.05 × (decision 032). 2 s did not
-// undo it; 0 (the default) keeps the rounds as before.
+// undo it, 30 s did by the third round; 0 (the default) keeps the rounds as before.
 const REWARM_SECONDS = Number(process.env.BENCH_REWARM_SECONDS ?? 0);
 const SAMPLE_RATE = '0.1';
 const PAGE = '/catalog?limit=50';
