@@ -4,6 +4,7 @@
 // CONTEXT=per-request does the work any real page must do per request too (issue 26): the request's URL parsed, the
 // route matched and its loaders run by `handler.query`, the router context built from them, then the render.
 import { createServer } from 'node:http';
+import { Writable } from 'node:stream';
 import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { createStaticHandler, createStaticRouter, RouterContextProvider, StaticRouterProvider } from 'react-router';
 import { routeTable, views } from '../src/app/route-table.ts';
@@ -31,32 +32,65 @@ const head =
   '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Catalog</title></head><body><div id="root">';
 const tail = '</div></body></html>';
 
-createServer(async (req, res) => {
-  const context = perRequest ? await contextFor(`http://bench${req.url}`) : startContext;
-  const router = createStaticRouter(handler.dataRoutes, context);
-  const app = <StaticRouterProvider router={router} context={context} />;
-  res.setHeader('content-type', 'text/html; charset=utf-8');
-  if (mode === 'string') {
-    res.end(head + renderToString(app) + tail);
-    return;
-  }
-  const stream = renderToPipeableStream(app, {
-    onShellReady() {
-      res.write(head);
-      stream.pipe(res);
-    },
-    onAllReady() {},
-    onShellError() {
-      res.statusCode = 500;
-      res.end();
-    },
+// SERVE=fastify: the same bare render answered from a Fastify route (no hooks, no logger, reply.send of the
+// document collected into one buffer, as the service sends it): what Fastify itself adds (decision 032).
+if (process.env.SERVE === 'fastify') {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  app.get('/*', async (req, reply) => {
+    const context = perRequest ? await contextFor(`http://bench${req.url}`) : startContext;
+    const router = createStaticRouter(handler.dataRoutes, context);
+    const html = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [Buffer.from(head)];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          chunks.push(chunk);
+          callback();
+        },
+        final(callback) {
+          chunks.push(Buffer.from(tail));
+          resolve(Buffer.concat(chunks));
+          callback();
+        },
+      });
+      const stream = renderToPipeableStream(<StaticRouterProvider router={router} context={context} />, {
+        onAllReady() {
+          stream.pipe(sink);
+        },
+        onShellError: reject,
+      });
+    });
+    return reply.type('text/html; charset=utf-8').send(html);
   });
-  // React ends the response when done; the tail is written by hooking end (as the service does with a Transform).
-  const end = res.end.bind(res);
-  res.end = ((...args: Parameters<typeof res.end>) => {
-    res.write(tail);
-    return end(...args);
-  }) as typeof res.end;
-}).listen(Number(process.env.PORT ?? 0), '127.0.0.1', function (this: import('node:net').Server) {
-  console.log(`listening ${JSON.stringify(this.address())}`);
-});
+  const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+  console.log(`listening ${JSON.stringify({ port: Number(new URL(address).port) })}`);
+} else
+  createServer(async (req, res) => {
+    const context = perRequest ? await contextFor(`http://bench${req.url}`) : startContext;
+    const router = createStaticRouter(handler.dataRoutes, context);
+    const app = <StaticRouterProvider router={router} context={context} />;
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (mode === 'string') {
+      res.end(head + renderToString(app) + tail);
+      return;
+    }
+    const stream = renderToPipeableStream(app, {
+      onShellReady() {
+        res.write(head);
+        stream.pipe(res);
+      },
+      onAllReady() {},
+      onShellError() {
+        res.statusCode = 500;
+        res.end();
+      },
+    });
+    // React ends the response when done; the tail is written by hooking end (as the service does with a Transform).
+    const end = res.end.bind(res);
+    res.end = ((...args: Parameters<typeof res.end>) => {
+      res.write(tail);
+      return end(...args);
+    }) as typeof res.end;
+  }).listen(Number(process.env.PORT ?? 0), '127.0.0.1', function (this: import('node:net').Server) {
+    console.log(`listening ${JSON.stringify(this.address())}`);
+  });

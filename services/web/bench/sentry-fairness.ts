@@ -6,11 +6,12 @@ import { once } from 'node:events';
 import type { CaptureServer } from '@app/test-kit';
 import { prepareSentryRrPeer, startSentryRrPeer } from './peer-sentry-rr.ts';
 import { type Peer, startSsrRrPeer } from './peer-ssr-rr.ts';
-import { median, type Result, type Target, wrk } from './wrk.ts';
+import { line, median, type Result, type Target, wrk } from './wrk.ts';
 
 export const PEER_PIPED = 'ssr-rr, log piped to bench';
 export const SENTRY_PEER = 'sentry-rr (RR + @sentry/react-router)';
 export const BARE_PER_REQUEST = 'bare stream, loaders per request';
+export const BARE_FASTIFY = 'bare, loaders per request, Fastify';
 
 type Server = { child: ChildProcess; port: number };
 type StartBare = (env: Record<string, string>) => Promise<Server>;
@@ -33,6 +34,8 @@ export async function startFairnessRows(
 ): Promise<FairnessRows> {
   const pin = ['-c', '0'];
   const bare = await startBare({ RENDER: 'stream', CONTEXT: 'per-request' });
+  // The same answered from a plain Fastify route: what Fastify itself adds, the floor under the framework's ratio.
+  const bareFastify = await startBare({ RENDER: 'stream', CONTEXT: 'per-request', SERVE: 'fastify' });
   const sentryDir = peerDir ? prepareSentryRrPeer() : undefined;
   const peers: Peer[] = [];
   if (peerDir) peers.push(await startSsrRrPeer(peerDir, pin, { stdout: 'pipe' }));
@@ -41,6 +44,7 @@ export async function startFairnessRows(
   return {
     targets: [
       { name: BARE_PER_REQUEST, url: `http://127.0.0.1:${bare.port}${page}`, pid: bare.child.pid },
+      { name: BARE_FASTIFY, url: `http://127.0.0.1:${bareFastify.port}${page}`, pid: bareFastify.child.pid },
       ...(piped ? [{ name: PEER_PIPED, url: `${piped.url}${peerPage}`, pid: piped.pid }] : []),
       ...(sentry ? [{ name: SENTRY_PEER, url: `${sentry.url}${peerPage}`, pid: sentry.pid }] : []),
     ],
@@ -50,8 +54,10 @@ export async function startFairnessRows(
       return { envelopes: envelopes.length, transactions };
     },
     async stop() {
-      bare.child.kill('SIGTERM');
-      await once(bare.child, 'exit');
+      for (const server of [bare, bareFastify]) {
+        server.child.kill('SIGTERM');
+        await once(server.child, 'exit');
+      }
       for (const peer of peers) await peer.stop();
     },
   };
@@ -84,6 +90,8 @@ export function reportFairness(
   names: { ours: string; oursOff: string; peer: string },
 ): void {
   ratioLine('Sentry off / bare, same work', names.oursOff, BARE_PER_REQUEST, '  target ≥ 0.85');
+  ratioLine('bare via Fastify / bare', BARE_FASTIFY, BARE_PER_REQUEST, '  (what Fastify adds: the floor)');
+  ratioLine('Sentry off / bare via Fastify', names.oursOff, BARE_FASTIFY, '  (the framework beyond Fastify)');
   ratioLine('SSR / sentry-rr', names.ours, SENTRY_PEER, '  target ≥ 1.5 (Sentry on both)');
   ratioLine('ssr-rr log /dev/null ÷ piped', names.peer, PEER_PIPED, '  (the old harness)');
   ratioLine('SSR / ssr-rr, log piped', names.ours, PEER_PIPED, '  (as measured before issue 26)');
@@ -101,33 +109,58 @@ type Names = { ours: string; oursOff: string; peer: string };
 
 /**
  * The same comparisons with the contenders loaded at once (one wrk each on core 1, the servers sharing core 0), so
- * all meet the same neighbours: on a machine other sessions load, the steadier reading. Ratios of CPU per document.
+ * all meet the same neighbours. Each contender's CPU is pooled over the rounds (CPU summed ÷ documents summed): four
+ * on one core serve a few hundred documents a round each, and one major GC's worker-thread CPU (up to ≈ 1 ms per
+ * document of such a round) then decides a round's ratio (docs/decisions/032-framework-cost-and-at-once.md).
  */
-export async function runAtOnce(targets: Target[], names: Names, rounds: number): Promise<void> {
+export async function runAtOnce(targets: Target[], names: Names, rounds: number, rewarmSeconds = 0): Promise<void> {
   const byName = new Map(targets.map((t) => [t.name, t]));
+  // The four as issue 26 first ran them; the pair as the interleaved rounds compare them, one other on the core.
   const groups = [
-    [names.ours, names.oursOff, names.peer, SENTRY_PEER],
-    [names.oursOff, BARE_PER_REQUEST],
-  ].map((group) => group.flatMap((name) => byName.get(name) ?? []));
-  const rows = new Map<string, number[]>();
-  const add = (label: string, value: number) => rows.set(label, [...(rows.get(label) ?? []), value]);
+    { label: 'four at once', names: [names.ours, names.oursOff, names.peer, SENTRY_PEER] },
+    { label: 'pair', names: [names.ours, names.peer] },
+    { label: 'three', names: [names.oursOff, BARE_PER_REQUEST, BARE_FASTIFY] },
+  ].map((group) => ({ ...group, targets: group.names.flatMap((name) => byName.get(name) ?? []) }));
+  const pooled = groups.map(() => new Map<string, { cpu: number; main: number; requests: number }>());
   for (let round = 1; round <= rounds; round++) {
-    for (const group of groups) {
-      if (group.length < 2) continue;
-      const cpu = new Map(
-        (await Promise.all(group.map((target) => wrk(target)))).map((r, i) => [group[i]?.name, r.cpuMs]),
-      );
-      const of = (name: string) => cpu.get(name) ?? Number.NaN;
-      if (cpu.has(names.peer)) add('SSR / ssr-rr', of(names.peer) / of(names.ours));
-      if (cpu.has(SENTRY_PEER)) {
-        add('SSR / sentry-rr', of(SENTRY_PEER) / of(names.ours));
-        add('Sentry adds, ours ÷ theirs', (of(names.ours) - of(names.oursOff)) / (of(SENTRY_PEER) - of(names.peer)));
+    for (const [g, group] of groups.entries()) {
+      if (group.targets.length < 2) continue;
+      if (rewarmSeconds > 0) await Promise.all(group.targets.map((target) => wrk(target, rewarmSeconds)));
+      const results = await Promise.all(group.targets.map((target) => wrk(target)));
+      for (const [i, r] of results.entries()) {
+        const name = group.targets[i]?.name ?? '';
+        console.log(`at once ${round} ${group.label.padEnd(12)} ${name.padEnd(30)} ${line(r)}`);
+        const sum = pooled[g]?.get(name) ?? { cpu: 0, main: 0, requests: 0 };
+        pooled[g]?.set(name, {
+          cpu: sum.cpu + r.cpuMs * r.requests,
+          main: sum.main + r.mainMs * r.requests,
+          requests: sum.requests + r.requests,
+        });
       }
-      if (cpu.has(BARE_PER_REQUEST)) add('Sentry off / bare, same work', of(BARE_PER_REQUEST) / of(names.oursOff));
     }
   }
-  if (rows.size > 0) console.log('  run at once (per CPU-s; Sentry adds: ms ÷ ms):');
-  for (const [label, values] of rows) {
-    console.log(`    ${label.padEnd(28)} ${median(values).toFixed(2)} (${values.map((v) => v.toFixed(2)).join(', ')})`);
+  const lines: string[] = [];
+  for (const [g, group] of groups.entries()) {
+    const sums = pooled[g];
+    if (!sums || sums.size < 2) continue;
+    const of = (name: string, part: 'cpu' | 'main' = 'cpu') => {
+      const sum = sums.get(name);
+      return sum ? sum[part] / sum.requests : Number.NaN;
+    };
+    const ratio = (label: string, ours: string, theirs: string) =>
+      lines.push(
+        `    ${`${label}, ${group.label}`.padEnd(40)} ${(of(theirs) / of(ours)).toFixed(2)}` +
+          `  (main thread ${(of(theirs, 'main') / of(ours, 'main')).toFixed(2)}; ms ${of(ours).toFixed(3)} ÷ ${of(theirs).toFixed(3)})`,
+      );
+    if (sums.has(names.peer)) ratio('SSR / ssr-rr', names.ours, names.peer);
+    if (sums.has(SENTRY_PEER)) {
+      ratio('SSR / sentry-rr', names.ours, SENTRY_PEER);
+      const added = (of(names.ours) - of(names.oursOff)) / (of(SENTRY_PEER) - of(names.peer));
+      lines.push(`    ${`Sentry adds, ours ÷ theirs, ${group.label}`.padEnd(40)} ${added.toFixed(2)}`);
+    }
+    if (sums.has(BARE_PER_REQUEST)) ratio('Sentry off / bare, same work', names.oursOff, BARE_PER_REQUEST);
+    if (sums.has(BARE_FASTIFY)) ratio('bare via Fastify / bare', BARE_FASTIFY, BARE_PER_REQUEST);
   }
+  if (lines.length > 0) console.log(`  run at once, ${rounds} rounds pooled (per CPU-s: their CPU ÷ ours):`);
+  for (const text of lines) console.log(text);
 }

@@ -20,19 +20,25 @@ export interface Result {
   p99Ms: number;
   /** The server's CPU time (user + system) per request answered: what the machine's other load barely changes. */
   cpuMs: number;
+  /** The same for the main thread alone (the JavaScript); the rest is V8's and libuv's worker threads. */
+  mainMs: number;
+  /** Requests answered in the run: rounds are pooled by it (CPU summed ÷ requests summed). */
+  requests: number;
 }
 
 const TICKS_PER_SECOND = 100;
 /** utime + stime of a process, in ms (fields 14 and 15 of /proc/<pid>/stat, after the command's parentheses). */
-export function cpuTimeMs(pid: number | undefined): number {
+export function cpuTimeMs(pid: number | undefined, thread?: 'main'): number {
   if (pid === undefined) return Number.NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const path = thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 /** Runs wrk without blocking this process, which meanwhile drains the servers' logs and runs the capture server. */
 export async function wrk(target: Target, seconds = SECONDS): Promise<Result> {
   const cpuBefore = cpuTimeMs(target.pid);
+  const mainBefore = cpuTimeMs(target.pid, 'main');
   const headers = Object.entries(target.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const child = spawn(
     'taskset',
@@ -45,6 +51,7 @@ export async function wrk(target: Target, seconds = SECONDS): Promise<Result> {
   });
   const [code] = (await once(child, 'exit')) as [number | null];
   const cpu = cpuTimeMs(target.pid) - cpuBefore;
+  const main = cpuTimeMs(target.pid, 'main') - mainBefore;
   if (code !== 0) throw new Error(`wrk exited ${code} for ${target.name}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
@@ -52,11 +59,11 @@ export async function wrk(target: Target, seconds = SECONDS): Promise<Result> {
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   if (non2xx) throw new Error(`${target.name}: ${non2xx[1]} failed responses`);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  return { rps, p99Ms: Number(p99?.[1]) * factor, cpuMs: cpu / requests };
+  return { rps, p99Ms: Number(p99?.[1]) * factor, cpuMs: cpu / requests, mainMs: main / requests, requests };
 }
 
 export const line = (r: Result) =>
-  `${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms  CPU ${r.cpuMs.toFixed(3)} ms/req`;
+  `${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms  CPU ${r.cpuMs.toFixed(3)} ms/req (main ${r.mainMs.toFixed(3)})`;
 
 export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,6 +1,14 @@
 // The Content-Security-Policy the documents carry: nonces, where the page may connect, where it reports.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
-import { freshNonces } from '../src/server/http/security-headers.ts';
+import {
+  type CspNonces,
+  freshNonces,
+  pageHelmetOptions,
+  type SecurityOptions,
+  securityHeaders,
+} from '../src/server/http/security-headers.ts';
 import { loadSentryConfig } from '../src/server/telemetry/sentry-config.ts';
 import { appForTest } from './helpers.ts';
 
@@ -104,5 +112,45 @@ describe('CSP nonces', () => {
       }
     }
     expect(seen.size).toBe(2_000);
+  });
+});
+
+/** The headers set on a response, in order (names as given). */
+function recorded(set: (res: ServerResponse) => unknown): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  const res = { setHeader: (name: string, value: string) => headers.push([name, value]), removeHeader() {} };
+  set(res as unknown as ServerResponse);
+  return headers;
+}
+
+describe("security headers: helmet's, read once, the nonces put in per document", () => {
+  const document = { headers: {} } as IncomingMessage;
+  it.each<[string, SecurityOptions]>([
+    ['production, tunnel', { dev: false, reportUrl: '/monitoring/security?dsn=http%3A%2F%2Fpub%40127.0.0.1%2F7' }],
+    ['direct mode', { dev: false, connectOrigins: ['https://o1.ingest.example.com'], reportUrl: 'https://x/api/1/' }],
+    ['dev, no reports', { dev: true }],
+  ])('are what helmet itself sets for the same nonces (%s)', (_name, options) => {
+    const apply = securityHeaders(options);
+    let nonces: CspNonces = { script: '', style: '' };
+    const ours = recorded((res) => {
+      nonces = apply(document, res);
+    });
+    const nonceOf = (kind: keyof CspNonces) => `'nonce-${nonces[kind]}'`;
+    const middleware = helmet(pageHelmetOptions(options, nonceOf));
+    const theirs = recorded((res) => middleware(document, res, () => {}));
+    expect(ours).toEqual(theirs);
+    expect(ours.find(([name]) => name === 'Content-Security-Policy')?.[1]).toContain(`'nonce-${nonces.script}'`);
+  });
+
+  it('differ in their nonces only from one document to the next', () => {
+    const apply = securityHeaders({ dev: false });
+    const [a, b] = [0, 1].map(() => recorded((res) => apply(document, res)));
+    const policy = (headers: Array<[string, string]> = []) =>
+      headers.find(([name]) => name === 'Content-Security-Policy')?.[1] ?? '';
+    expect(policy(a)).not.toBe(policy(b));
+    expect(policy(a).replace(/'nonce-[0-9a-f]{32}'/g, 'N')).toBe(policy(b).replace(/'nonce-[0-9a-f]{32}'/g, 'N'));
+    expect(a?.filter(([name]) => name !== 'Content-Security-Policy')).toEqual(
+      b?.filter(([name]) => name !== 'Content-Security-Policy'),
+    );
   });
 });

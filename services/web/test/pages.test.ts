@@ -64,6 +64,13 @@ describe('documents and page data from one URL', () => {
     const res = await configured.inject({ url: '/catalog' });
     const json = /<script type="application\/json" id="client-config">(.*?)<\/script>/.exec(res.body)?.[1] ?? '';
     expect(JSON.parse(json).sentry).toMatchObject({ dsn, tunnel: '/t', tracesSampleRate: 0.5, orgId: '42' });
+    // This document's style nonce, the one its policy allows (the config's JSON is made once, the nonce put in).
+    const { styleNonce } = JSON.parse(json);
+    expect(styleNonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(res.headers['content-security-policy']).toContain(`'nonce-${styleNonce}'`);
+    const again = await configured.inject({ url: '/catalog' });
+    expect(again.body).toContain('"styleNonce":"');
+    expect(again.body).not.toContain(styleNonce);
   });
 
   it('refuses a malformed route list', async () => {

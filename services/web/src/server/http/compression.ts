@@ -102,7 +102,7 @@ export function compressPayload(
 
 /** Compresses the HTML and JSON responses of the plugin it is registered in (an onSend hook). */
 export function compressResponses(app: FastifyInstance): void {
-  app.addHook('onSend', async function compressResponse(req, reply, payload) {
-    return compressPayload(req, reply, payload);
+  app.addHook('onSend', function compressResponse(req, reply, payload, done) {
+    done(null, compressPayload(req, reply, payload));
   });
 }

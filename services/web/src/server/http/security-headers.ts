@@ -4,9 +4,10 @@
 // endpoint (report-uri: with report-to as well, Chromium ignores report-uri, and its Reporting API delivered nothing
 // in the browser suites — docs in the README's Sentry section), no framing, a strict referrer policy, HSTS in production.
 //
-// helmet itself, built once, rather than @fastify/helmet: with nonces (and in fact always) that plugin builds a new
-// helmet middleware per request, re-parsing every CSP directive — ≈ 5 % of the CPU of a page-data request. Here the
-// nonces reach the one middleware through directive functions, helmet's own way of doing per-request values.
+// helmet's headers, read once, rather than @fastify/helmet: with nonces (and in fact always) that plugin builds a new
+// helmet middleware per request, re-parsing every CSP directive — ≈ 5 % of the CPU of a page-data request. helmet
+// writes the policy once with slots where the nonces go; a document's headers are those with its nonces put in
+// (helmet's middleware per document cost 3–5 µs, these 0.5–0.8: docs/decisions/032-framework-cost-and-at-once.md).
 // Page data (JSON) runs nothing: its CSP allows nothing (the usual policy for API responses) and needs no nonces, so
 // its headers are computed once.
 import { randomBytes } from 'node:crypto';
@@ -27,8 +28,6 @@ declare module 'fastify' {
   }
 }
 
-const noncesOf = new WeakMap<ServerResponse, CspNonces>();
-
 // Random bytes drawn in blocks, as Node's randomUUID does: one randomBytes call per request (32 bytes) cost ≈ 1 % of
 // a document's CPU, most of it the call itself. Each pair of nonces still takes bytes nobody else was given.
 const NONCE_BYTES = 32;
@@ -44,8 +43,9 @@ export function freshNonces(): CspNonces {
   offset += NONCE_BYTES;
   return { script: hex.slice(0, 32), style: hex.slice(32) };
 }
-const nonce = (kind: keyof CspNonces) => (_req: IncomingMessage, res: ServerResponse) =>
-  `'nonce-${noncesOf.get(res)?.[kind]}'`;
+// helmet builds the policy with these in the nonces' places, once; each response gets it with its own nonces put in.
+const SLOTS: CspNonces = { script: 'script-nonce-slot-9f1c', style: 'style-nonce-slot-9f1c' };
+const slot = (kind: keyof CspNonces) => `'nonce-${SLOTS[kind]}'`;
 
 export interface SecurityOptions {
   dev: boolean;
@@ -63,7 +63,7 @@ const NO_NONCES: CspNonces = Object.freeze({ script: '', style: '' });
 const DATA_DIRECTIVES = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
 
 export function securityHeaders(options: SecurityOptions): SecurityHeaders {
-  const applyHeaders = helmet(helmetOptions(options, pageDirectives(options)));
+  const pageHeaders = withNonceSlots(headersSetBy(helmet(pageHelmetOptions(options, slot))));
   const dataHeaders = headersSetBy(helmet(helmetOptions(options, DATA_DIRECTIVES)));
   return (req, res) => {
     if (asksForPageData(req.headers)) {
@@ -71,15 +71,33 @@ export function securityHeaders(options: SecurityOptions): SecurityHeaders {
       return NO_NONCES;
     }
     const nonces = freshNonces();
-    noncesOf.set(res, nonces);
-    // helmet's middleware is synchronous: it has called back when it returns.
-    let failure: unknown;
-    applyHeaders(req, res, (error) => {
-      failure = error;
-    });
-    if (failure) throw failure;
+    for (const [name, value] of pageHeaders) res.setHeader(name, typeof value === 'string' ? value : value(nonces));
     return nonces;
   };
+}
+
+/** A header value as helmet wrote it, or (the policy) a function putting a document's nonces into its slots. */
+type SlottedValue = string | ((nonces: CspNonces) => string);
+
+/** helmet's headers read once with the slots, per-request values (the policy) made a function of the nonces: the
+ * same headers helmet's middleware sets, without re-running it (and its checks) for every document. */
+function withNonceSlots(headers: Array<[string, string]>): Array<[string, SlottedValue]> {
+  return headers.map(([name, value]) => {
+    const pieces = value.split(new RegExp(`(${SLOTS.script}|${SLOTS.style})`));
+    if (pieces.length === 1) return [name, value];
+    const kinds = pieces.map((piece) => (piece === SLOTS.script ? 'script' : piece === SLOTS.style ? 'style' : ''));
+    return [
+      name,
+      (nonces: CspNonces) => {
+        let text = '';
+        for (let i = 0; i < pieces.length; i++) {
+          const kind = kinds[i];
+          text += kind ? nonces[kind as keyof CspNonces] : pieces[i];
+        }
+        return text;
+      },
+    ];
+  });
 }
 
 /** Registered on the root instance (not encapsulated): every response gets the headers, every reply its nonces. */
@@ -117,7 +135,12 @@ function helmetOptions(options: SecurityOptions, directives: Directives): Helmet
   };
 }
 
-function pageDirectives(options: SecurityOptions): Directives {
+/** helmet's options for a document, `nonce` giving each CSP nonce source (e.g. `'nonce-…'`). */
+export function pageHelmetOptions(options: SecurityOptions, nonce: (kind: keyof CspNonces) => string): HelmetOptions {
+  return helmetOptions(options, pageDirectives(options, nonce));
+}
+
+function pageDirectives(options: SecurityOptions, nonce: (kind: keyof CspNonces) => string): Directives {
   const connectOrigins = options.connectOrigins ?? [];
   return {
     defaultSrc: ["'self'"],

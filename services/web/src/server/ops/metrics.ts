@@ -107,7 +107,8 @@ export const finishedRequest = (req: FastifyRequest, reply: FastifyReply): Finis
 
 /** Records every request's duration; the pattern comes from the page handler, else Fastify's own route. */
 export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async function recordRequestDuration(req, reply) {
+  app.addHook('onResponse', function recordRequestDuration(req, reply, done) {
     observeRequest(metrics, finishedRequest(req, reply));
+    done();
   });
 }

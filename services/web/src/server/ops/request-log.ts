@@ -34,8 +34,9 @@ export function sampledRequestLog(options: { sampleEvery: number }): RequestLog 
 }
 
 export function logRequests(app: FastifyInstance, requestLog: RequestLog): void {
-  app.addHook('onResponse', async function logRequest(req, reply) {
+  app.addHook('onResponse', function logRequest(req, reply, done) {
     requestLog(req, finishedRequest(req, reply));
+    done();
   });
 }
 

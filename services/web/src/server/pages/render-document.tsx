@@ -42,6 +42,19 @@ const jsonForScript = (value: unknown) =>
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 
+/** The client config's JSON without its closing brace, made once per config: only the style nonce is per document. */
+const configJson = new WeakMap<ClientConfig, string>();
+function clientConfigJson(config: ClientConfig, styleNonce: string): string {
+  let open = configJson.get(config);
+  if (open === undefined) {
+    const { styleNonce: _perDocument, ...shared } = config;
+    open = jsonForScript(shared).slice(0, -1);
+    configJson.set(config, open);
+  }
+  // The same text as jsonForScript({ ...config, styleNonce }): the nonce is hex, nothing in it is escaped.
+  return `${open}${open.length > 1 ? ',' : ''}"styleNonce":${JSON.stringify(styleNonce)}}`;
+}
+
 function head(parts: DocumentParts): string {
   const { assets, nonce } = parts;
   const matches = parts.context.matches.map((m) => ({
@@ -74,7 +87,7 @@ function head(parts: DocumentParts): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">' +
     `<title>${escapeHtml(title)}</title>${metaTags(title, description, meta.canonical, parts.appName)}` +
     `${parts.traceMeta}${css}` +
-    `<script type="application/json" id="client-config">${jsonForScript({ ...parts.clientConfig, styleNonce: parts.styleNonce })}</script>` +
+    `<script type="application/json" id="client-config">${clientConfigJson(parts.clientConfig, parts.styleNonce)}</script>` +
     (parts.deferred?.length
       ? `<script type="application/json" id="${DEFERRED_KEYS_ID}">${jsonForScript(keysOf(parts.deferred))}</script>`
       : '') +
