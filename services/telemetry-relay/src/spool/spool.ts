@@ -211,11 +211,11 @@ export function openSpool(options: SpoolOptions): Spool {
         files.remove(entries.flatMap(({ bodyFile }) => (bodyFile === undefined ? [] : [bodyFile])));
         throw error;
       }
-      for (const [i, { entry }] of entries.entries()) {
+      for (const [i, { entry, leased: sending }] of entries.entries()) {
         count++;
         bytes += entry.body.length;
         byClient.add(entry.client, entry.body.length);
-        if (entries[i]?.leased) inserted.add(ids[i] as number);
+        if (sending) inserted.add(ids[i] as number);
       }
       return ids;
     },

@@ -28,6 +28,11 @@ export function createSpoolWriter(spool: Spool, log: FastifyBaseLogger): SpoolWr
   /** Body files being written (their rows join a batch once written) and `writeNow`s: `flush` waits for them. */
   const writing = new Set<Promise<unknown>>();
   let acks: number[] = [];
+  /** `written`, counted in `writing` until it settles. */
+  const tracked = <T>(written: Promise<T>): Promise<T> => {
+    writing.add(written);
+    return written.finally(() => writing.delete(written));
+  };
 
   const commit = () => {
     const current = batch;
@@ -60,17 +65,15 @@ export function createSpoolWriter(spool: Spool, log: FastifyBaseLogger): SpoolWr
     write(entry, leased) {
       const file = spool.writeBody(entry.body);
       if (file === undefined) return join(entry, leased, undefined);
-      const written = file.then((bodyFile) => join(entry, leased, bodyFile));
-      writing.add(written);
-      return written.finally(() => writing.delete(written));
+      return tracked(file.then((bodyFile) => join(entry, leased, bodyFile)));
     },
     writeNow(items) {
       if (items.length === 0) return Promise.resolve();
-      const written = Promise.all(items.map(({ entry }) => spool.writeBody(entry.body))).then((bodyFiles) => {
-        spool.insert(items.map((item, i) => ({ ...item, leased: false, bodyFile: bodyFiles[i] })));
-      });
-      writing.add(written);
-      return written.finally(() => writing.delete(written));
+      return tracked(
+        Promise.all(items.map(({ entry }) => spool.writeBody(entry.body))).then((bodyFiles) => {
+          spool.insert(items.map((item, i) => ({ ...item, leased: false, bodyFile: bodyFiles[i] })));
+        }),
+      );
     },
     ack(id) {
       if (acks.length === 0) setImmediate(commitAcks);
