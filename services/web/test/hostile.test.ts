@@ -162,8 +162,16 @@ describe('requests in flight (SHED_MAX_IN_FLIGHT=2, METRICS_PORT)', () => {
     expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
     const metrics = await (await fetch(`${admin}/metrics`)).text();
     expect(metrics).toMatch(/web_shed_requests_total\{reason="inFlight"\} 1/);
+    // A refusal decided per request fails readiness too, for a second after the last one.
+    const readiness = await fetch(`${admin}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toEqual({
+      status: 'not ready',
+      reasons: ['shedding load (inFlight): requests refused within the last 1 s'],
+    });
     for (const socket of held) socket.destroy();
     await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/catalog`)).status).toBe(200);
+    await expect.poll(async () => (await fetch(`${admin}/readyz`)).status, { timeout: 3_000 }).toBe(200);
   });
 });
 

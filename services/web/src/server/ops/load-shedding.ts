@@ -33,6 +33,9 @@ const exempt = (url = '/') => isProbeOrAsset(url.split('?', 1)[0] as string);
 const BUSY_LOOP = 0.9;
 // Shedding is logged as it starts and then once per interval with the count, never once per refused request.
 const LOG_EVERY_MS = 10_000;
+// Refusals decided per request (inFlight, turnWait) keep readiness failing this long after the last one, as the
+// sampled checks do for their one-second sample.
+const REFUSED_RECENTLY_MS = 1_000;
 // Node publishes each request here before it emits it to the server, through the wrapper Sentry puts on the server's
 // emit. That wrapper passes straight through a request carrying the SDK's mark, the one that keeps a second copy of
 // the SDK from instrumenting a request twice: a refused request gets it, so no scope, trace or span is made for it.
@@ -123,10 +126,12 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
 
   let shedSinceLog = 0;
   let loggedAt = Number.NEGATIVE_INFINITY;
+  let lastRefused: { at: number; reason: string } | undefined;
   const refuse = (res: ServerResponse, refusal: Refusal): void => {
     refusal.counter.inc();
     shedSinceLog++;
     const now = performance.now();
+    lastRefused = { at: now, reason: refusal.reason };
     if (now - loggedAt >= LOG_EVERY_MS) {
       const { reason } = refusal;
       log?.warn({ reason, shed: shedSinceLog, inFlight, maxInFlight: limits.maxInFlight }, 'shedding load');
@@ -170,7 +175,10 @@ export function createLoadShedder(options: { limits: LoadShedding; metrics: Metr
       await fastify.register(underPressure, { eventLoopUtilizationMode: 'interval' });
       readiness.checks.push(() => {
         const reason = pressure();
-        if (reason === undefined) return undefined;
+        if (reason === undefined) {
+          if (lastRefused === undefined || performance.now() - lastRefused.at > REFUSED_RECENTLY_MS) return undefined;
+          return `shedding load (${lastRefused.reason}): requests refused within the last ${REFUSED_RECENTLY_MS / 1000} s`;
+        }
         const { eventLoopDelay, eventLoopUtilized, heapUsed, rssBytes } = fastify.memoryUsage();
         const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
         // Infinity: the loop was busy for a whole sample interval (under-pressure saw no tick at all).
