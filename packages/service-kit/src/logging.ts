@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
+import { destination } from 'pino';
 import type { ServerConfig } from './env.ts';
 
 /** An incoming X-Request-Id is kept only when it looks like an id, so clients cannot inject text into log lines. */
@@ -44,7 +45,9 @@ export function loggingOptions(
         paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
         censor: '[redacted]',
       },
-      ...(options.logStream ? { stream: options.logStream } : {}),
+      // Written synchronously: pino's default (asynchronous) stdout flushes at exit in a loop that retries a broken
+      // pipe forever, so a process whose log reader had gone never exited on SIGTERM.
+      stream: options.logStream ?? destination({ dest: 1, sync: true }),
     },
     genReqId: (req) => requestIdFrom(req, options.trustedProxyHops),
     logController: new LogController({

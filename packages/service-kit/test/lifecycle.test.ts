@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runToExit, type ServiceProcess, spawnService } from '@app/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,6 +46,16 @@ describe('a service process', () => {
     expect(await response.json()).toEqual({ sleptMs: 1000 });
     expect(await service.exited).toBe(0);
     expect(service.logs.map((l) => l.msg)).toContain('shut down cleanly');
+  });
+
+  // Logs go to a pipe; a process whose reader is gone (a dev's `npm start | tool` after the tool quit) must still exit
+  // on SIGTERM rather than retry writing its last line forever.
+  it('exits on SIGTERM after its stdout reader has gone', async () => {
+    service = await spawnService(fixture, { env: { SHUTDOWN_DRAIN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '2000' } });
+    service.child.stdout?.destroy();
+    service.child.kill('SIGTERM');
+    const code = await Promise.race([service.exited, sleep(4_000).then(() => 'still running 4 s after SIGTERM')]);
+    expect(code).toBe(0);
   });
 
   it('exits 1 when in-flight work outlasts the grace period', async () => {
