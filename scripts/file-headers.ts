@@ -10,6 +10,7 @@ const SCOPE = [
   'packages/*/src/*',
   'services/*/bench/*',
   'services/*/test/*',
+  'packages/*/test/*',
   'e2e/*',
   'scripts/*',
   'deploy/*',

@@ -1,3 +1,5 @@
+// The admin port: /metrics, /healthz and /readyz beside the main port, and liveness answered from a worker thread
+// while the main event loop is blocked.
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type ServiceProcess, spawnService } from '@app/test-kit';

@@ -1,3 +1,4 @@
+// The pod's CPU limit as the service reads it from the cgroup (containerCpuLimit).
 import { describe, expect, it } from 'vitest';
 import { containerCpuLimit } from '../src/index.ts';
 

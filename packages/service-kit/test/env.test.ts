@@ -1,3 +1,4 @@
+// Reading configuration from the environment: each reader's bounds, and every wrong value named at once.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readEnv, readServerConfig } from '../src/index.ts';
 

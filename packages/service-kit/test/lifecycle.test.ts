@@ -1,3 +1,5 @@
+// A service as a real process: exit 78 on bad configuration, JSON logs with request ids, and graceful shutdown on
+// SIGTERM (readiness first, in-flight requests finished, the grace period enforced).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runToExit, type ServiceProcess, spawnService } from '@app/test-kit';

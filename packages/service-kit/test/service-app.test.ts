@@ -1,3 +1,4 @@
+// createServiceApp: the Fastify instance every service starts from (logging, ids, health and readiness routes).
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceApp, readEnv, readServerConfig, type ServiceApp } from '../src/index.ts';
 

@@ -1,3 +1,5 @@
+// Matching events against the ignore rules: the texts a rule is tried on, the literals and the prefilter that
+// skips events no rule can match.
 import { describe, expect, it } from 'vitest';
 import { candidateTexts, ignoreRules, matchEvent, matchIgnoreRule } from '../src/index.ts';
 import { createPrefilter } from '../src/prefilter.ts';

@@ -1,3 +1,4 @@
+// The shared ignore-rule list itself, as both SDKs and the relay read it.
 import { describe, expect, it } from 'vitest';
 import { ignoreErrors } from '../src/index.ts';
 

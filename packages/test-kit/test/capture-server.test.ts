@@ -1,3 +1,4 @@
+// The local capture server that stands in for Sentry's hosted intake: what it accepts, stores and answers.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
