@@ -52,6 +52,19 @@ describe('documents and page data from one URL', () => {
     expect(body.loaderData['catalog-list'].items.every((i: { name: string }) => i.name.includes('Lamp'))).toBe(true);
   });
 
+  it('sends what the list shows of each item and no more, in page data and in the document (decision 035)', async () => {
+    const data = await app.inject({ url: '/catalog?limit=50', headers: pageData('catalog-list') });
+    const { items } = data.json().loaderData['catalog-list'];
+    expect(items).toHaveLength(50);
+    expect(items[0]).toEqual({ id: 1, slug: 'amber-lamp', name: 'Amber Lamp', priceCents: 8919, inStock: true });
+    const doc = await app.inject({ url: '/catalog?limit=50' });
+    expect(doc.body).not.toContain('made to last');
+    // The items' links are plain anchors (one listener navigates on the client), not a <Link> each.
+    expect(doc.body).toContain(
+      '<li><a href="/catalog/amber-lamp">Amber Lamp</a><span class="price">€89.19</span></li>',
+    );
+  });
+
   it('tells a client with a different route table to load the document', async () => {
     const res = await app.inject({ url: '/catalog', headers: pageData('catalog-item') });
     expect(res.json()).toMatchObject({ kind: 'redirect', location: '/catalog', reloadDocument: true });

@@ -11,8 +11,11 @@ export interface CatalogItem {
   description: string;
 }
 
+/** What the list shows of an item: its page data and the document's hydration data carry no more. */
+export type CatalogListItem = Pick<CatalogItem, 'id' | 'slug' | 'name' | 'priceCents' | 'inStock'>;
+
 export interface CatalogPage {
-  items: CatalogItem[];
+  items: CatalogListItem[];
   query: string;
   page: number;
   pageCount: number;
@@ -32,13 +35,21 @@ const items: CatalogItem[] = catalog.items;
 // A Map: a slug is user input, and a plain object would answer `constructor` or `__proto__` from its prototype.
 const moved = new Map(Object.entries(catalog.moved));
 const bySlug = new Map(items.map((item) => [item.slug, item]));
+// Made once: a list page's items are slices of these, never copied per request.
+const listed: CatalogListItem[] = items.map(({ id, slug, name, priceCents, inStock }) => ({
+  id,
+  slug,
+  name,
+  priceCents,
+  inStock,
+}));
 
 /** Longest search text read (longer ones are cut): no item name comes near. */
 export const MAX_QUERY_LENGTH = 100;
 
 export function searchCatalog(query: string, page: number, limit: number): CatalogPage {
   const needle = query.trim().toLowerCase();
-  const matching = needle ? items.filter((item) => item.name.toLowerCase().includes(needle)) : items;
+  const matching = needle ? listed.filter((item) => item.name.toLowerCase().includes(needle)) : listed;
   const pageCount = Math.max(1, Math.ceil(matching.length / limit));
   const current = Math.min(Math.max(1, page), pageCount);
   return {

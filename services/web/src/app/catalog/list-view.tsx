@@ -1,5 +1,6 @@
 // The catalog's list page: search box, results and paging links that work without JavaScript.
 import { Form, Link, useLoaderData, useNavigation } from 'react-router';
+import { useListLinks } from '../../framework/list-links.ts';
 import type { CatalogPage } from './catalog.ts';
 import { formatPrice } from './format.ts';
 
@@ -14,6 +15,7 @@ function pageHref(page: CatalogPage, to: number): string {
 export function Component() {
   const page = useLoaderData() as CatalogPage;
   const searching = useNavigation().location?.pathname === '/catalog';
+  const listLinks = useListLinks<HTMLUListElement>();
   return (
     <>
       <h1>Catalog</h1>
@@ -27,10 +29,11 @@ export function Component() {
           ? 'No items match.'
           : `${page.total} items · page ${page.page} of ${page.pageCount}${searching ? ' · loading…' : ''}`}
       </p>
-      <ul className="catalog-list">
+      {/* Plain links, navigated on the client by one listener: a <Link> each costs the server ≈ 3.4 µs (decision 035). */}
+      <ul className="catalog-list" ref={listLinks}>
         {page.items.map((item) => (
           <li key={item.id}>
-            <Link to={`/catalog/${item.slug}`}>{item.name}</Link>
+            <a href={`/catalog/${item.slug}`}>{item.name}</a>
             <span className="price">{formatPrice(item.priceCents)}</span>
             {item.inStock ? null : <span className="badge">Out of stock</span>}
           </li>
