@@ -13,6 +13,7 @@ import { counting } from '../ops/metrics.ts';
 import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
+import { createAnswersAfterTurn } from './answers-after-turn.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 import { refuse } from './refuse.ts';
 
@@ -48,6 +49,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
   let requests = 0;
   const received = counting(metrics.received)();
   const deliverEnvelope = createEnvelopeStages(options);
+  const answerAfterTurn = createAnswersAfterTurn();
 
   const send = (
     req: IncomingMessage,
@@ -91,6 +93,9 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     const answered = (body: string) => {
       hold.release();
       send(req, res, 200, body);
+      logAccepted();
+    };
+    const logAccepted = () => {
       if (requests++ % config.logSampleEvery === 0) {
         log.info(
           {
@@ -124,10 +129,16 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
         if (body.length === 0 || !header || !authorized) {
           throw new RelayError('empty', 'the body is empty; expected a Sentry envelope');
         }
-        // A string when the envelope is safe at once (fast mode): answered in this turn, no promise per stage.
+        // A string when the envelope is safe at once (fast mode): no promise per stage, answered with the rest of
+        // this turn's answers after its sends (answers-after-turn.ts).
         const answer = deliverEnvelope(req, res, ip, parseEnvelope(body, config.limits, header), authorized);
-        if (typeof answer === 'string') answered(answer);
-        else answer.then(answered, failed);
+        if (typeof answer === 'string') {
+          hold.release();
+          answerAfterTurn(() => {
+            send(req, res, 200, answer);
+            logAccepted();
+          });
+        } else answer.then(answered, failed);
       } catch (error) {
         failed(error);
       }
