@@ -40,10 +40,10 @@ export interface DeliveryOptions {
   maxMemoryBytes: number;
   /** Most envelopes sent at once. */
   concurrency: number;
-  /** Replay's pace (replay-pace.ts): the most event-loop utilisation, (0, 1], it may raise the loop to. */
-  replayMaxUtilization: number;
-  /** Utilisation since the previous call; perf_hooks' unless a test scripts it. */
-  loopUtilization?: () => number;
+  /** Replay's pace (replay-pace.ts): the most the event loop may run late, ms, while replay opens up; 0: unpaced. */
+  replayMaxLoopDelayMs: number;
+  /** How late the loop ran since the previous call, ms; perf_hooks' unless a test scripts it. */
+  loopDelay?: () => number;
   retryBaseMs: number;
   retryMaxMs: number;
 }
@@ -177,10 +177,11 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     });
   };
   const pace = startReplayPace({
-    maxUtilization: options.replayMaxUtilization,
+    maxLoopDelayMs: options.replayMaxLoopDelayMs,
     maxWindow: replayWindowLimit(options.concurrency),
     onGrow: () => pump(),
-    ...(options.loopUtilization && { utilization: options.loopUtilization }),
+    onWindow: (window) => metrics.replayWindow.set(window),
+    ...(options.loopDelay && { loopDelay: options.loopDelay }),
   });
   /**
    * Starts accepted envelopes, then due spool rows within the pace's window, all within the concurrency (one probe
