@@ -380,23 +380,8 @@ describe('replay pace: a backlog drains without starving live traffic', () => {
 
   it('replays one envelope at a time while the loop runs late, sends live ones beside it, and opens up when it is not', async () => {
     // Before decision 029: replay leased every free slot at once (16 here), whatever the loop's load.
-    const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
-    spool.insert(
-      Array.from({ length: 40 }, (_, i) => ({
-        entry: entry(`r${i}`.padEnd(32, '0')),
-        leased: false,
-        nextAttemptAt: 0,
-      })),
-    );
-    const budget = createMemoryBudget(64 * MiB);
-    const forwarder = fakeForwarder(() => 'stall', budget);
     let lateMs = 100;
-    const delivery = createDelivery({
-      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
-      concurrency: 16,
-      maxMemoryBytes: 16 * MiB,
-      loopDelay: () => lateMs,
-    });
+    const { delivery, forwarder } = stalledBacklog('r', 40, { loopDelay: () => lateMs });
     try {
       await eventually(() => forwarder.stalled === 1, 5_000, 'replay started');
       await new Promise((resolve) => setTimeout(resolve, 400)); // four of the pace's intervals, all late
@@ -417,28 +402,15 @@ describe('replay pace: a backlog drains without starving live traffic', () => {
       await forwarder.close();
     }
   });
+
   it('opens up while the loop is busy but on time (live traffic at half capacity keeps it ≈ 75 % busy)', async () => {
     // Before (decision 029's utilisation bound, 80 %): a loop 90 % busy in short turns held the window at 1.
-    const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
-    spool.insert(
-      Array.from({ length: 20 }, (_, i) => ({
-        entry: entry(`b${i}`.padEnd(32, '0')),
-        leased: false,
-        nextAttemptAt: 0,
-      })),
-    );
-    const budget = createMemoryBudget(64 * MiB);
-    const forwarder = fakeForwarder(() => 'stall', budget);
     // 9 ms of work in every 10: the loop is busy but never late by more than a turn of 9 ms.
     const busy = setInterval(() => {
       const end = performance.now() + 9;
       while (performance.now() < end);
     }, 10);
-    const delivery = createDelivery({
-      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
-      concurrency: 16,
-      maxMemoryBytes: 16 * MiB,
-    });
+    const { delivery, forwarder } = stalledBacklog('b', 20, {});
     try {
       await eventually(() => forwarder.stalled >= 8, 6_000, 'replay to open up beside a busy loop');
     } finally {
@@ -448,6 +420,27 @@ describe('replay pace: a backlog drains without starving live traffic', () => {
     }
   });
 });
+
+/** A durable delivery over `count` spooled rows (event ids `prefix`0, 1, …) whose every send stalls. */
+function stalledBacklog(prefix: string, count: number, extra: Partial<DeliveryOptions>) {
+  const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
+  spool.insert(
+    Array.from({ length: count }, (_, i) => ({
+      entry: entry(`${prefix}${i}`.padEnd(32, '0')),
+      leased: false,
+      nextAttemptAt: 0,
+    })),
+  );
+  const budget = createMemoryBudget(64 * MiB);
+  const forwarder = fakeForwarder(() => 'stall', budget);
+  const delivery = createDelivery({
+    ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
+    concurrency: 16,
+    maxMemoryBytes: 16 * MiB,
+    ...extra,
+  });
+  return { delivery, forwarder };
+}
 
 /**
  * `count` file rows of `size` bytes (sparse files: a header line, then zeros, an attachment's worth), due at
