@@ -89,7 +89,7 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
     maxAgeMs: config.spool.maxAgeMs,
     maxMemoryBytes: config.spool.maxMemoryBytes,
     concurrency: config.upstream.concurrency,
-    replayMaxUtilization: config.upstream.replayMaxLoopPercent / 100,
+    replayMaxLoopDelayMs: config.upstream.replayMaxLoopDelayMs,
     retryBaseMs: config.upstream.retryBaseMs,
     retryMaxMs: config.upstream.retryMaxMs,
   });

@@ -56,8 +56,8 @@ export interface Config extends RouteConfig {
   };
   upstream: {
     concurrency: number;
-    /** Replay leases more only while the event loop is busy less than this share of the time (100: unpaced). */
-    replayMaxLoopPercent: number;
+    /** Replay sends more at once only while the event loop runs at most this late, ms (0: unpaced). */
+    replayMaxLoopDelayMs: number;
     pipelining: number;
     connectTimeoutMs: number;
     requestTimeoutMs: number;
@@ -196,7 +196,7 @@ export function loadConfig(env: Env): Config {
     },
     upstream: {
       concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),
-      replayMaxLoopPercent: reader.integer('REPLAY_MAX_LOOP_PERCENT', 80, { min: 1, max: 100 }),
+      replayMaxLoopDelayMs: readReplayMaxLoopDelay(env, reader),
       pipelining: reader.integer('UPSTREAM_PIPELINING', 1, { min: 1, max: 100 }),
       connectTimeoutMs: reader.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 3_000, { min: 10, max: 120_000 }),
       requestTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 }),
@@ -207,6 +207,19 @@ export function loadConfig(env: Env): Config {
   };
   reader.done();
   return config;
+}
+
+/**
+ * Replay's pace. REPLAY_MAX_LOOP_PERCENT (decision 029) paced by a signal live traffic alone kept near its bound;
+ * it was replaced (decision 034), and a deployment still setting it is stopped rather than silently repaced.
+ */
+function readReplayMaxLoopDelay(env: Env, reader: EnvReader): number {
+  const old = env.REPLAY_MAX_LOOP_PERCENT?.trim();
+  reader.check(
+    'REPLAY_MAX_LOOP_PERCENT',
+    old ? 'is no longer read: set REPLAY_MAX_LOOP_DELAY_MS instead (0 = unpaced)' : undefined,
+  );
+  return reader.integer('REPLAY_MAX_LOOP_DELAY_MS', 5, { min: 0, max: 1_000 });
 }
 
 /**

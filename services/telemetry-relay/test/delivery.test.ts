@@ -210,7 +210,7 @@ describe('delivery: replay re-checks what the spool holds', () => {
     const delivery = createDelivery({
       ...deliveryOptions({ mode: 'durable', spool, forwarder, budget, log }),
       concurrency: 10,
-      replayMaxUtilization: 1, // unpaced: one lease takes all five rows
+      replayMaxLoopDelayMs: 0, // unpaced: one lease takes all five rows
       isAllowedDestination: ({ url, dsnKey }) => url === TARGET_URL && dsnKey !== removed,
     });
     await eventually(() => spool.count === 0, 5000, 'the spool to be empty');
@@ -339,7 +339,7 @@ describe('replay within memory', () => {
       ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
       concurrency: 256,
       maxMemoryBytes: 32 * MiB,
-      replayMaxUtilization: 1, // unpaced: the bytes in flight are the bound under test
+      replayMaxLoopDelayMs: 0, // unpaced: the bytes in flight are the bound under test
     });
     try {
       await eventually(() => forwarder.stalled > 0, 5_000, 'replay started');
@@ -355,16 +355,18 @@ describe('replay within memory', () => {
 
 describe('replay pace: a backlog drains without starving live traffic', () => {
   it.each([
-    // window, loop utilisation, most utilisation, most window → next window
-    ['over the limit: halves', 8, 0.9, 0.8, 192, 4],
-    ['over the limit at 1: stays at 1 (a busy relay drains slowly, but it drains)', 1, 0.99, 0.8, 192, 1],
-    ['under the limit: grows by a quarter', 16, 0.5, 0.8, 192, 20],
-    ['under the limit, small: grows by one', 3, 0.5, 0.8, 192, 4],
-    ['at the limit: grows', 8, 0.8, 0.8, 192, 10],
-    ['under the limit near the top: capped', 190, 0.1, 0.8, 192, 192],
-    ['unpaced (100 %): the most window whatever the loop', 1, 1, 1, 192, 192],
-  ])('%s: %i at %f (limit %f, most %i) → %i', (_case, window, utilization, max, maxWindow, next) => {
-    expect(nextReplayWindow(window, utilization, max, maxWindow)).toBe(next);
+    // window, how late the loop ran (ms), most lateness (ms), most window → next window
+    ['late by up to twice the bound: shrinks by a quarter', 8, 30, 20, 192, 6],
+    ['late beyond twice the bound: halves', 8, 41, 20, 192, 4],
+    ['late at 1: stays at 1 (a busy relay drains slowly, but it drains)', 1, 500, 20, 192, 1],
+    ['late at 2: down to 1', 2, 25, 20, 192, 1],
+    ['on time: grows by a quarter', 16, 3, 20, 192, 20],
+    ['on time, small: grows by one', 3, 0, 20, 192, 4],
+    ['at the bound: grows', 8, 20, 20, 192, 10],
+    ['on time near the top: capped', 190, 1, 20, 192, 192],
+    ['unpaced (0 ms): the most window whatever the loop', 1, 900, 0, 192, 192],
+  ])('%s: %i late %f ms (bound %i ms, most %i) → %i', (_case, window, delayMs, maxDelayMs, maxWindow, next) => {
+    expect(nextReplayWindow(window, delayMs, maxDelayMs, maxWindow)).toBe(next);
   });
 
   it.each([
@@ -376,32 +378,17 @@ describe('replay pace: a backlog drains without starving live traffic', () => {
     expect(replayWindowLimit(concurrency)).toBe(most);
   });
 
-  it('replays one envelope at a time while the loop is busy, sends live ones beside it, and opens up when it is not', async () => {
-    // Before: replay leased every free slot at once (16 here), whatever the loop's load.
-    const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
-    spool.insert(
-      Array.from({ length: 40 }, (_, i) => ({
-        entry: entry(`r${i}`.padEnd(32, '0')),
-        leased: false,
-        nextAttemptAt: 0,
-      })),
-    );
-    const budget = createMemoryBudget(64 * MiB);
-    const forwarder = fakeForwarder(() => 'stall', budget);
-    let utilization = 0.95;
-    const delivery = createDelivery({
-      ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
-      concurrency: 16,
-      maxMemoryBytes: 16 * MiB,
-      loopUtilization: () => utilization,
-    });
+  it('replays one envelope at a time while the loop runs late, sends live ones beside it, and opens up when it is not', async () => {
+    // Before decision 029: replay leased every free slot at once (16 here), whatever the loop's load.
+    let lateMs = 100;
+    const { delivery, forwarder } = stalledBacklog('r', 40, { loopDelay: () => lateMs });
     try {
       await eventually(() => forwarder.stalled === 1, 5_000, 'replay started');
-      await new Promise((resolve) => setTimeout(resolve, 400)); // four of the pace's intervals, all busy
+      await new Promise((resolve) => setTimeout(resolve, 400)); // four of the pace's intervals, all late
       expect(forwarder.sent.map((s) => s.eventId.slice(0, 2))).toEqual(['r0']);
       await delivery.accept(entry('live'.padEnd(32, '0')));
       await eventually(() => forwarder.stalled === 2, 5_000, 'the live envelope sent beside replay');
-      utilization = 0.3;
+      lateMs = 2;
       await eventually(() => forwarder.stalled >= 10, 5_000, 'replay to open up');
       await new Promise((resolve) => setTimeout(resolve, 500));
       // At most 12 replayed (three quarters of 16; a lease waits for a quarter of the window to be free), oldest
@@ -415,7 +402,45 @@ describe('replay pace: a backlog drains without starving live traffic', () => {
       await forwarder.close();
     }
   });
+
+  it('opens up while the loop is busy but on time (live traffic at half capacity keeps it ≈ 75 % busy)', async () => {
+    // Before (decision 029's utilisation bound, 80 %): a loop 90 % busy in short turns held the window at 1.
+    // 9 ms of work in every 10: the loop is busy but never late by more than a turn of 9 ms.
+    const busy = setInterval(() => {
+      const end = performance.now() + 9;
+      while (performance.now() < end);
+    }, 10);
+    const { delivery, forwarder } = stalledBacklog('b', 20, {});
+    try {
+      await eventually(() => forwarder.stalled >= 8, 6_000, 'replay to open up beside a busy loop');
+    } finally {
+      clearInterval(busy);
+      await delivery.close(100);
+      await forwarder.close();
+    }
+  });
 });
+
+/** A durable delivery over `count` spooled rows (event ids `prefix`0, 1, …) whose every send stalls. */
+function stalledBacklog(prefix: string, count: number, extra: Partial<DeliveryOptions>) {
+  const spool = closeAfterTest(openSpool({ dir: tempDir('delivery-'), sync: 'normal' }));
+  spool.insert(
+    Array.from({ length: count }, (_, i) => ({
+      entry: entry(`${prefix}${i}`.padEnd(32, '0')),
+      leased: false,
+      nextAttemptAt: 0,
+    })),
+  );
+  const budget = createMemoryBudget(64 * MiB);
+  const forwarder = fakeForwarder(() => 'stall', budget);
+  const delivery = createDelivery({
+    ...deliveryOptions({ mode: 'durable', spool, forwarder, budget }),
+    concurrency: 16,
+    maxMemoryBytes: 16 * MiB,
+    ...extra,
+  });
+  return { delivery, forwarder };
+}
 
 /**
  * `count` file rows of `size` bytes (sparse files: a header line, then zeros, an attachment's worth), due at
@@ -563,7 +588,7 @@ function deliveryOptions(parts: {
     maxAgeMs: 3_600_000,
     maxMemoryBytes: MiB,
     concurrency: 1,
-    replayMaxUtilization: 0.8,
+    replayMaxLoopDelayMs: 20,
     retryBaseMs: 5,
     retryMaxMs: 20,
   };

@@ -73,14 +73,16 @@ describe('the relay process', () => {
         ALLOWED_DSNS: 'https://nokey.example.com/1',
         SPOOL_MODE: 'maybe',
         INBOUND_FILTERS: 'chrome-extension',
-        REPLAY_MAX_LOOP_PERCENT: '0',
+        REPLAY_MAX_LOOP_DELAY_MS: '-1',
+        REPLAY_MAX_LOOP_PERCENT: '80', // replaced by REPLAY_MAX_LOOP_DELAY_MS (decision 034): stopped, not ignored
       },
     });
     expect(bad.code).toBe(78);
     expect(bad.stderr).toMatch(/ALLOWED_DSNS entry .* has no public key/);
     expect(bad.stderr).toMatch(/SPOOL_MODE must be one of durable, fast/);
     expect(bad.stderr).toMatch(/INBOUND_FILTERS names an unknown filter .*chrome-extension/);
-    expect(bad.stderr).toMatch(/REPLAY_MAX_LOOP_PERCENT must be an integer from 1 to 100/);
+    expect(bad.stderr).toMatch(/REPLAY_MAX_LOOP_DELAY_MS must be an integer from 0 to 1000/);
+    expect(bad.stderr).toMatch(/REPLAY_MAX_LOOP_PERCENT is no longer read: set REPLAY_MAX_LOOP_DELAY_MS instead/);
   });
 
   it('refuses to start on a spool directory another relay holds (exit 1, saying why)', async () => {

@@ -18,6 +18,8 @@ export interface RelayMetrics {
   upstreamDuration: Histogram<'outcome'>;
   spoolDropped: Counter<'reason'>;
   scrubbed: Counter<'rule' | 'field'>;
+  /** Spooled envelopes replay may have in flight now (its pace, decision 034). */
+  replayWindow: Gauge<never>;
 }
 
 /**
@@ -202,6 +204,11 @@ export function createMetrics(
       labelNames: ['rule', 'field'],
       registers,
       collect: addPending,
+    }),
+    replayWindow: new Gauge({
+      name: 'relay_replay_window',
+      help: 'Spooled envelopes replay may have in flight now: shrinks while the event loop runs late (REPLAY_MAX_LOOP_DELAY_MS)',
+      registers,
     }),
   };
 }

@@ -7,11 +7,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import { RelayError } from '../errors.ts';
 import type { MemoryBudget } from '../memory/budget.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
-import { ClientTally, spoolRoom } from '../spool/shares.ts';
+import { ClientTally, refuseOverLimits } from '../spool/shares.ts';
 import type { Lease, Spool, SpoolEntry } from '../spool/spool.ts';
 import { createSpoolWriter } from '../spool/writer.ts';
 import type { SpoolMode } from '../types.ts';
 import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.ts';
+import { reportSpoolDropped } from './dropped.ts';
 import type { Forwarder } from './forward.ts';
 import { createOutage } from './outage.ts';
 import { replayWindowLimit, startReplayPace } from './replay-pace.ts';
@@ -39,10 +40,10 @@ export interface DeliveryOptions {
   maxMemoryBytes: number;
   /** Most envelopes sent at once. */
   concurrency: number;
-  /** Replay's pace (replay-pace.ts): the most event-loop utilisation, (0, 1], it may raise the loop to. */
-  replayMaxUtilization: number;
-  /** Utilisation since the previous call; perf_hooks' unless a test scripts it. */
-  loopUtilization?: () => number;
+  /** Replay's pace (replay-pace.ts): the most the event loop may run late, ms, while replay opens up; 0: unpaced. */
+  replayMaxLoopDelayMs: number;
+  /** How late the loop ran since the previous call, ms; perf_hooks' unless a test scripts it. */
+  loopDelay?: () => number;
   retryBaseMs: number;
   retryMaxMs: number;
 }
@@ -176,10 +177,11 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     });
   };
   const pace = startReplayPace({
-    maxUtilization: options.replayMaxUtilization,
+    maxLoopDelayMs: options.replayMaxLoopDelayMs,
     maxWindow: replayWindowLimit(options.concurrency),
     onGrow: () => pump(),
-    ...(options.loopUtilization && { utilization: options.loopUtilization }),
+    onWindow: (window) => metrics.replayWindow.set(window),
+    ...(options.loopDelay && { loopDelay: options.loopDelay }),
   });
   /**
    * Starts accepted envelopes, then due spool rows within the pace's window, all within the concurrency (one probe
@@ -223,16 +225,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       run({ entry: row, id: row.id, charge: row.memoryBytes, memoryOnly: false, replaying: row.size });
     }
   };
-  const reportDropped = ({ expired, notAllowed }: Pick<Lease, 'expired' | 'notAllowed'>) => {
-    if (expired > 0) {
-      metrics.spoolDropped.inc({ reason: 'expired' }, expired);
-      log.error({ expired, maxAgeMs: options.maxAgeMs }, 'spooled envelopes expired before upstream took them');
-    }
-    if (notAllowed > 0) {
-      metrics.spoolDropped.inc({ reason: 'not_allowed' }, notAllowed);
-      log.warn({ dropped: notAllowed }, 'spooled envelopes dropped: the configuration no longer allows where they go');
-    }
-  };
+  const reportDropped = (dropped: Pick<Lease, 'expired' | 'notAllowed'>) =>
+    reportSpoolDropped(metrics, log, options.maxAgeMs, dropped);
 
   /** Commits an accepted envelope to the spool; when it is to be sent now, its row stays leased meanwhile. */
   const spoolFirst = async (entry: SpoolEntry, sendNow: boolean): Promise<void> => {
@@ -252,27 +246,12 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
   };
 
-  /** A full spool is this relay's condition, not the SDK's: no X-Sentry-Rate-Limits, a short Retry-After. */
   const refuseWhenFull = (client: string | undefined, size: number) => {
     const total = { count: spool.count + memoryOnlyCount, bytes: spool.bytes + memoryOnlyBytes };
     const kept = spool.heldBy(client);
     const inMemory = memoryOnlyByClient.of(client);
     const own = { count: kept.count + inMemory.count, bytes: kept.bytes + inMemory.bytes };
-    const full = spoolRoom(limits, total, own, size);
-    if (full === 'client') {
-      throw new RelayError(
-        'client_spool_full',
-        `your network keeps ${own.count} undelivered envelopes (${own.bytes} bytes), its share of this relay's spool; upstream is not taking them`,
-        { 'retry-after': '30' },
-      );
-    }
-    if (full === 'spool') {
-      throw new RelayError(
-        'spool_full',
-        `the relay holds ${total.count} undelivered envelopes (${total.bytes} bytes), its limit; upstream is not taking them`,
-        { 'retry-after': '5' },
-      );
-    }
+    refuseOverLimits(limits, total, own, size);
   };
 
   const replayTimer = setInterval(pump, REPLAY_TICK_MS);
