@@ -90,12 +90,9 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     const hold = shares.hold(ip);
     let header: EnvelopeHeader | undefined;
     let authorized: Authorized | undefined;
-    const answered = (body: string) => {
-      hold.release();
+    /** The 200 and its sampled log line; the client's memory hold is released before (`answered`, or at once). */
+    const reply = (body: string) => {
       send(req, res, 200, body);
-      logAccepted();
-    };
-    const logAccepted = () => {
       if (requests++ % config.logSampleEvery === 0) {
         log.info(
           {
@@ -106,6 +103,10 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
           'envelope accepted',
         );
       }
+    };
+    const answered = (body: string) => {
+      hold.release();
+      reply(body);
     };
     const failed = (error: unknown) => {
       hold.release();
@@ -134,10 +135,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
         const answer = deliverEnvelope(req, res, ip, parseEnvelope(body, config.limits, header), authorized);
         if (typeof answer === 'string') {
           hold.release();
-          answerAfterTurn(() => {
-            send(req, res, 200, answer);
-            logAccepted();
-          });
+          answerAfterTurn(() => reply(answer));
         } else answer.then(answered, failed);
       } catch (error) {
         failed(error);

@@ -46,11 +46,14 @@ export function replayWindowLimit(concurrency: number): number {
 
 export function startReplayPace(options: ReplayPaceOptions): ReplayPace {
   const { maxLoopDelayMs, maxWindow } = options;
-  options.onWindow?.(maxLoopDelayMs <= 0 ? maxWindow : 1);
-  if (maxLoopDelayMs <= 0) return { window: maxWindow, stop() {} };
+  if (maxLoopDelayMs <= 0) {
+    options.onWindow?.(maxWindow);
+    return { window: maxWindow, stop() {} };
+  }
   const delay: LatenessSampler = options.loopDelay ? { sample: options.loopDelay, stop() {} } : loopLateness();
   // A restart with a backlog starts slow and opens up within about two seconds if the loop keeps up.
   let window = 1;
+  options.onWindow?.(window);
   const timer = setInterval(() => {
     const before = window;
     window = nextReplayWindow(window, delay.sample(), maxLoopDelayMs, maxWindow);
