@@ -154,6 +154,7 @@ export function loadConfig(env: Env): Config {
       maxItemHeaderBytes: DEFAULT_MAX_ITEM_HEADER_BYTES,
       maxTotalHeaderBytes: DEFAULT_MAX_TOTAL_HEADER_BYTES,
       bodyTimeoutMs,
+      refusedBodyLingerMs: reader.integer('REFUSED_BODY_LINGER_MS', 5_000, { min: 0, max: 60_000 }),
       maxDecompressionRatio: reader.integer('MAX_DECOMPRESSION_RATIO', 100, { min: 2, max: 100_000 }),
     },
     memory: {

@@ -75,6 +75,7 @@ describe('the relay process', () => {
         INBOUND_FILTERS: 'chrome-extension',
         REPLAY_MAX_LOOP_DELAY_MS: '-1',
         REPLAY_MAX_LOOP_PERCENT: '80', // replaced by REPLAY_MAX_LOOP_DELAY_MS (decision 034): stopped, not ignored
+        REFUSED_BODY_LINGER_MS: '60001',
       },
     });
     expect(bad.code).toBe(78);
@@ -83,6 +84,7 @@ describe('the relay process', () => {
     expect(bad.stderr).toMatch(/INBOUND_FILTERS names an unknown filter .*chrome-extension/);
     expect(bad.stderr).toMatch(/REPLAY_MAX_LOOP_DELAY_MS must be an integer from 0 to 1000/);
     expect(bad.stderr).toMatch(/REPLAY_MAX_LOOP_PERCENT is no longer read: set REPLAY_MAX_LOOP_DELAY_MS instead/);
+    expect(bad.stderr).toMatch(/REFUSED_BODY_LINGER_MS must be an integer from 0 to 60000/);
   });
 
   it('refuses to start on a spool directory another relay holds (exit 1, saying why)', async () => {

@@ -20,6 +20,8 @@ export interface RelayMetrics {
   scrubbed: Counter<'rule' | 'field'>;
   /** Spooled envelopes replay may have in flight now (its pace, decision 034). */
   replayWindow: Gauge<never>;
+  /** Connections read after a refusal sent before their body arrived, by how that ended (routes/linger.ts). */
+  lingers: Counter<'end'>;
 }
 
 /**
@@ -208,6 +210,12 @@ export function createMetrics(
     replayWindow: new Gauge({
       name: 'relay_replay_window',
       help: 'Spooled envelopes replay may have in flight now: shrinks while the event loop runs late (REPLAY_MAX_LOOP_DELAY_MS)',
+      registers,
+    }),
+    lingers: new Counter({
+      name: 'relay_refusal_lingers_total',
+      help: 'Connections still read after a refusal sent before their body arrived, by how that ended: client (it finished or closed), time (REFUSED_BODY_LINGER_MS), bytes (over twice MAX_BODY_BYTES)',
+      labelNames: ['end'],
       registers,
     }),
   };

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RelayError } from '../errors.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
+import { type LingerLimits, lingerAfterAnswer } from './linger.ts';
 
 /** A refusal as a route sends it: status, headers and the JSON body `{"error", "detail"}`. */
 export interface Refusal {
@@ -13,12 +14,13 @@ export interface Refusal {
 
 /**
  * Counts and logs a refusal and says how to answer it, the same on every route. A refusal before the whole body
- * arrived (too large, a DSN not allowed, no memory) ends the connection: the rest is discarded as it comes.
+ * arrived (too large, a DSN not allowed, no memory) ends the connection: the rest is discarded as it comes, within
+ * `linger`'s bounds, so a client still sending reads the answer (linger.ts).
  */
 export function refuse(
   error: RelayError,
   req: IncomingMessage,
-  context: { metrics: RelayMetrics; log: FastifyBaseLogger; message: string; requestId?: string },
+  context: { metrics: RelayMetrics; log: FastifyBaseLogger; message: string; linger: LingerLimits; requestId?: string },
 ): Refusal {
   context.metrics.rejected.inc({ reason: error.code });
   context.log.warn(
@@ -26,6 +28,9 @@ export function refuse(
     context.message,
   );
   req.resume();
-  const headers = req.complete ? error.headers : { ...error.headers, connection: 'close' };
-  return { status: error.statusCode, headers, body: JSON.stringify({ error: error.code, detail: error.message }) };
+  if (req.complete) return { status: error.statusCode, headers: error.headers, body: bodyOf(error) };
+  lingerAfterAnswer(req.socket, context.linger, (end) => context.metrics.lingers.inc({ end }));
+  return { status: error.statusCode, headers: { ...error.headers, connection: 'close' }, body: bodyOf(error) };
 }
+
+const bodyOf = (error: RelayError) => JSON.stringify({ error: error.code, detail: error.message });

@@ -13,6 +13,7 @@ import { charge } from '../pipeline/body-sink.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
+import { lingerLimits } from './linger.ts';
 import { refuse } from './refuse.ts';
 
 /** The content types Sentry's security endpoint accepts. */
@@ -101,6 +102,7 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
     maxDecompressionRatio: config.limits.maxDecompressionRatio,
     maxHeaderBytes: config.limits.maxHeaderBytes,
   };
+  const linger = lingerLimits(config.limits.refusedBodyLingerMs, bodyLimits.maxBodyBytes);
   // The envelope made from a batch is held to the tunnel's limits, as if a client had sent it.
   const buildLimits = {
     maxEnvelopeBytes: config.limits.maxEnvelopeBytes,
@@ -161,6 +163,7 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
         metrics,
         log: req.log,
         message: 'security report rejected',
+        linger,
       });
       return reply.code(status).headers(headers).type('application/json').send(body);
     }

@@ -15,6 +15,7 @@ import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
+import { lingerLimits } from './linger.ts';
 import { refuse } from './refuse.ts';
 
 export interface TunnelOptions extends StageOptions {
@@ -46,6 +47,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     maxDecompressionRatio: config.limits.maxDecompressionRatio,
     maxHeaderBytes: config.limits.maxHeaderBytes,
   };
+  const linger = lingerLimits(config.limits.refusedBodyLingerMs, config.limits.maxBodyBytes);
   let requests = 0;
   const received = counting(metrics.received)();
   const deliverEnvelope = createEnvelopeStages(options);
@@ -67,7 +69,13 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     res.end(body);
   };
   const refused = (req: IncomingMessage, res: ServerResponse, error: RelayError, requestId: string) => {
-    const { status, body, headers } = refuse(error, req, { metrics, log, message: 'envelope rejected', requestId });
+    const { status, body, headers } = refuse(error, req, {
+      metrics,
+      log,
+      message: 'envelope rejected',
+      linger,
+      requestId,
+    });
     send(req, res, status, body, headers);
   };
 
