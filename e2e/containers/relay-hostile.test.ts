@@ -368,6 +368,8 @@ describe('telemetry-relay container: big envelopes and fair shares', () => {
       `accepted ${uploads.accepted.length}/30, answers ${JSON.stringify(tally(uploads.answers))}, damaged ${damaged.length}`,
     );
     expect.soft(uploads.accepted.length, 'big envelopes answered 200').toBe(30);
+    // A refusal while a client still uploads is read, not met as a reset (decision 039): SDKs drop on a reset.
+    expect.soft(tally(uploads.answers).reset ?? 0, 'uploads that met a reset instead of an answer').toBe(0);
     expect.soft(damaged.slice(0, 5), 'attachments that arrived with another size or digest').toEqual([]);
     expectSurvived(bounds, f);
   }, 240_000);
