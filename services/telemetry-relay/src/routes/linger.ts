@@ -18,7 +18,7 @@ export const lingerLimits = (ms: number, maxBodyBytes: number): LingerLimits => 
 /**
  * Makes the close that follows this socket's `Connection: close` answer a lingering one. Node's server ends such a
  * socket with `destroySoon()`, which closes it as soon as the answer is out: a client still writing then meets a
- * reset, and Node's and browsers' clients drop the answer they had not read yet.
+ * reset, and Node's clients drop the answer they had not read yet.
  */
 export function lingerAfterAnswer(socket: Socket, limits: LingerLimits, ended: (how: LingerEnd) => void): void {
   if (limits.ms === 0 || socket.destroyed) return;
