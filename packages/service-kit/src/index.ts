@@ -16,5 +16,6 @@ export { exitOnConfigError } from './exit-on-config-error.ts';
 export { createFrontDoor, type FrontDoor, type FrontDoorOptions, type Lane } from './front-door.ts';
 export { createReadiness, healthRoutes, type Readiness, readinessReport } from './health.ts';
 export { type RunningService, runService } from './lifecycle.ts';
+export { type LingerEnd, type LingerLimits, lingerAfterAnswer, lingerLimits } from './linger.ts';
 export { type LoggingOptions, loggingOptions, requestIdFrom } from './logging.ts';
 export { createServiceApp, type ServiceApp, type ServiceAppOptions } from './service-app.ts';

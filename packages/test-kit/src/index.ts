@@ -18,3 +18,4 @@ export {
   startSentryApiFake,
 } from './sentry-api-fake.ts';
 export { type SlowClientOptions, type SlowClientReport, slowClients } from './slow-clients.ts';
+export { chunksOf, type UploadExchange, uploadThenRead } from './upload-then-read.ts';

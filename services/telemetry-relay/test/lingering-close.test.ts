@@ -1,8 +1,8 @@
 // A refusal sent before the body has arrived: the client still sending must read the answer, not a reset, and the
-// relay must not read for it for longer than its bounds (src/routes/linger.ts, decision 039).
+// relay must not read for it for longer than its bounds (packages/service-kit/src/linger.ts, decision 039).
 import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
+import { connect } from 'node:net';
+import { type CaptureServer, chunksOf, startCaptureServer, uploadThenRead } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EVENT_ID,
@@ -38,17 +38,6 @@ async function relayWith(env: Record<string, string> = {}): Promise<RunningRelay
   return relay;
 }
 
-interface Exchange {
-  /** Everything the client read, as text (the answer's head and body). */
-  read: string;
-  /** The error the client's socket met, if any (a reset, a broken pipe). */
-  error?: string;
-  /** Bytes of the body the client wrote before it stopped or failed. */
-  written: number;
-  /** Ms from the end of the client's writing (or its failure) to the connection's close. */
-  closedAfterMs: number;
-}
-
 /** A POST to the tunnel whose body is `body`, declared `declared` bytes long, over a raw socket. */
 function head(relay: RunningRelay, declared: number): string {
   const url = new URL(relay.tunnel);
@@ -57,37 +46,7 @@ function head(relay: RunningRelay, declared: number): string {
 
 const headerLine = (dsn: string) => `${JSON.stringify({ dsn })}\n{"type":"attachment","length":${64 * MiB}}\n`;
 
-/**
- * Writes `head` and then `chunks` without reading anything, as a client busy uploading does, and reads what came
- * back only after the last write (or the socket's failure).
- */
-async function uploadThenRead(relay: RunningRelay, text: string, chunks: Buffer[]) {
-  const socket: Socket = connect(Number(new URL(relay.url).port), '127.0.0.1');
-  socket.pause();
-  const exchange: Exchange = { read: '', written: 0, closedAfterMs: 0 };
-  socket.on('error', (error: NodeJS.ErrnoException) => {
-    exchange.error ??= error.code ?? error.message;
-  });
-  // Not events.once: it would reject on the socket's error, which is what some tests expect.
-  const closed = new Promise((resolve) => socket.once('close', resolve));
-  await once(socket, 'connect');
-  socket.write(text);
-  for (const chunk of chunks) {
-    if (socket.destroyed) break;
-    const ok = await new Promise<boolean>((resolve) => socket.write(chunk, (error) => resolve(!error)));
-    if (!ok) break;
-    exchange.written += chunk.length;
-  }
-  const stopped = performance.now();
-  if (!socket.destroyed) socket.end();
-  socket.on('data', (data: Buffer) => {
-    exchange.read += data.toString('latin1');
-  });
-  socket.resume();
-  await closed;
-  exchange.closedAfterMs = performance.now() - stopped;
-  return exchange;
-}
+const portOf = (relay: RunningRelay) => Number(new URL(relay.url).port);
 
 /** The relay's count of lingers that ended `end`'s way. */
 async function lingersEnded(relay: RunningRelay, end: 'client' | 'time' | 'bytes'): Promise<number> {
@@ -100,14 +59,15 @@ const openConnections = (relay: RunningRelay) =>
     relay.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
   );
 
-const chunksOf = (total: number, size = 256 * 1024) =>
-  Array.from({ length: Math.ceil(total / size) }, () => Buffer.alloc(size, 0x61));
-
 describe('a refusal before the body has arrived', () => {
   it('lets a client still uploading read the 403, then closes', async () => {
     const relay = await relayWith();
     const line = headerLine(notAllowed);
-    const exchange = await uploadThenRead(relay, head(relay, line.length + 16 * MiB) + line, chunksOf(16 * MiB));
+    const exchange = await uploadThenRead(
+      portOf(relay),
+      head(relay, line.length + 16 * MiB) + line,
+      chunksOf(16 * MiB),
+    );
     expect(exchange.error).toBeUndefined();
     expect(exchange.written).toBe(16 * MiB);
     expect(exchange.read).toMatch(/^HTTP\/1\.1 403 /);
@@ -118,7 +78,7 @@ describe('a refusal before the body has arrived', () => {
 
   it('lets a client uploading more than MAX_BODY_BYTES read the 413, then closes', async () => {
     const relay = await relayWith({ MAX_BODY_BYTES: String(4 * MiB) });
-    const exchange = await uploadThenRead(relay, head(relay, 6 * MiB), chunksOf(6 * MiB));
+    const exchange = await uploadThenRead(portOf(relay), head(relay, 6 * MiB), chunksOf(6 * MiB));
     expect(exchange.error).toBeUndefined();
     expect(exchange.read).toMatch(/^HTTP\/1\.1 413 /);
   });
@@ -129,7 +89,7 @@ describe('a refusal before the body has arrived', () => {
     const body = Buffer.concat([Buffer.from(line), Buffer.alloc(MiB, 0x61)]);
     const next = envelope({ dsn: allowed, event_id: EVENT_ID }, [eventItem()]);
     const before = capture.envelopes.length;
-    const exchange = await uploadThenRead(relay, head(relay, body.length), [
+    const exchange = await uploadThenRead(portOf(relay), head(relay, body.length), [
       body,
       Buffer.from(head(relay, next.length)),
       next,
@@ -146,7 +106,7 @@ describe('a refusal before the body has arrived', () => {
   it('closes a connection that sends nothing more within REFUSED_BODY_LINGER_MS', async () => {
     const relay = await relayWith({ REFUSED_BODY_LINGER_MS: '300' });
     const line = headerLine(notAllowed);
-    const socket = connect({ port: Number(new URL(relay.url).port), host: '127.0.0.1', allowHalfOpen: true });
+    const socket = connect({ port: portOf(relay), host: '127.0.0.1', allowHalfOpen: true });
     let read = '';
     socket.on('data', (data: Buffer) => {
       read += data.toString('latin1');
@@ -166,7 +126,7 @@ describe('a refusal before the body has arrived', () => {
     const relay = await relayWith({ MAX_BODY_BYTES: String(MiB) });
     const line = headerLine(notAllowed);
     // Declares far more than it may send, and keeps sending: the relay closes within about a body's worth.
-    const exchange = await uploadThenRead(relay, head(relay, 200 * MiB) + line, chunksOf(64 * MiB));
+    const exchange = await uploadThenRead(portOf(relay), head(relay, 200 * MiB) + line, chunksOf(64 * MiB));
     expect(exchange.error).toMatch(/ECONNRESET|EPIPE/);
     expect(exchange.written).toBeLessThan(32 * MiB);
     await eventually(async () => (await lingersEnded(relay, 'bytes')) === 1, 3000, 'the linger to be counted');
@@ -175,7 +135,11 @@ describe('a refusal before the body has arrived', () => {
   it('with REFUSED_BODY_LINGER_MS=0 closes at once, as before', async () => {
     const relay = await relayWith({ REFUSED_BODY_LINGER_MS: '0' });
     const line = headerLine(notAllowed);
-    const exchange = await uploadThenRead(relay, head(relay, line.length + 16 * MiB) + line, chunksOf(16 * MiB));
+    const exchange = await uploadThenRead(
+      portOf(relay),
+      head(relay, line.length + 16 * MiB) + line,
+      chunksOf(16 * MiB),
+    );
     expect(exchange.written).toBeLessThan(16 * MiB);
     expect(exchange.error).toMatch(/ECONNRESET|EPIPE/);
   });

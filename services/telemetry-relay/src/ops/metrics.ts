@@ -20,7 +20,7 @@ export interface RelayMetrics {
   scrubbed: Counter<'rule' | 'field'>;
   /** Spooled envelopes replay may have in flight now (its pace, decision 034). */
   replayWindow: Gauge<never>;
-  /** Connections read after a refusal sent before their body arrived, by how that ended (routes/linger.ts). */
+  /** Connections read after a refusal sent before their body arrived, by how that ended (service-kit linger.ts). */
   lingers: Counter<'end'>;
 }
 

@@ -1,9 +1,9 @@
 // How a route answers with a refusal: status, headers and a JSON body saying what was wrong.
 import type { IncomingMessage } from 'node:http';
+import { type LingerLimits, lingerAfterAnswer } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RelayError } from '../errors.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
-import { type LingerLimits, lingerAfterAnswer } from './linger.ts';
 
 /** A refusal as a route sends it: status, headers and the JSON body `{"error", "detail"}`. */
 export interface Refusal {
@@ -15,7 +15,7 @@ export interface Refusal {
 /**
  * Counts and logs a refusal and says how to answer it, the same on every route. A refusal before the whole body
  * arrived (too large, a DSN not allowed, no memory) ends the connection: the rest is discarded as it comes, within
- * `linger`'s bounds, so a client still sending reads the answer (linger.ts).
+ * `linger`'s bounds, so a client still sending reads the answer (service-kit's linger.ts).
  */
 export function refuse(
   error: RelayError,

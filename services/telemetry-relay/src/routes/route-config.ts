@@ -34,7 +34,7 @@ export interface RequestLimits {
   maxItemHeaderBytes: number;
   maxTotalHeaderBytes: number;
   bodyTimeoutMs: number;
-  /** After a refusal sent before the body arrived: how long the rest is still read and dropped (routes/linger.ts). */
+  /** After a refusal sent before the body arrived: how long the rest is still read and dropped (service-kit linger.ts). */
   refusedBodyLingerMs: number;
   /** A compressed body may expand to at most this many times its size (beyond a 1 MiB floor). */
   maxDecompressionRatio: number;

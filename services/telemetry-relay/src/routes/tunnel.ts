@@ -3,7 +3,7 @@
 // Served by node:http ahead of Fastify, doing by hand what Fastify would
 // (docs/decisions/002-tunnel-path-ahead-of-fastify.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestIdFrom } from '@app/service-kit';
+import { lingerLimits, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
 import type { EnvelopeHeader } from '../envelope/types.ts';
@@ -15,7 +15,6 @@ import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
-import { lingerLimits } from './linger.ts';
 import { refuse } from './refuse.ts';
 
 export interface TunnelOptions extends StageOptions {

@@ -1,6 +1,6 @@
 // The web service assembled: routes, security headers, load shedding, assets and the tunnel, not yet listening.
 import type { RequestListener } from 'node:http';
-import { type AdminPort, createFrontDoor, type ServiceApp } from '@app/service-kit';
+import { type AdminPort, createFrontDoor, lingerAfterAnswer, lingerLimits, type ServiceApp } from '@app/service-kit';
 import { APP_NAME, routeTable, views } from '../app/route-table.ts';
 import { createServerHandlers, type HandlerSettings } from '../app/server-handlers.ts';
 import type { ClientConfig } from '../framework/client-config.ts';
@@ -17,7 +17,10 @@ import type { Assets } from './pages/assets.ts';
 import { answerServerFailure } from './pages/failures.ts';
 import { createPages, pagesRoute } from './pages/page-route.ts';
 import { dsnOrigin, securityReportUrl } from './telemetry/endpoints.ts';
-import { tunnelProxy } from './telemetry/tunnel-proxy.ts';
+import { TUNNEL_BODY_LIMIT, tunnelProxy } from './telemetry/tunnel-proxy.ts';
+
+/** As the relay's: 5 s, and twice the largest body this service reads (its development tunnel's, decision 039). */
+const REFUSED_BODY_LINGER = lingerLimits(5_000, TUNNEL_BODY_LIMIT);
 
 export interface BuildOptions {
   assets: Assets;
@@ -80,6 +83,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
 
   // Failures outside the page handler (a bug in this service): the same screen and digest, nothing internal.
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
+    // A body refused before it all arrived (413) closes the connection: lingering, so the client reads the answer.
+    if (!req.raw.complete) lingerAfterAnswer(req.raw.socket, REFUSED_BODY_LINGER, () => {});
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status < 500) return reply.code(status).send(error);
     return answerServerFailure(error, status, req, reply);

@@ -3,7 +3,7 @@
 import type { Socket } from 'node:net';
 
 export interface LingerLimits {
-  /** Longest the relay reads and drops what the client still sends (0: close at once). */
+  /** Longest the service reads and drops what the client still sends (0: close at once). */
   ms: number;
   /** Most bytes it reads so; past them the socket is closed at once. */
   bytes: number;

@@ -1,0 +1,43 @@
+// A client busy uploading: it writes a request's whole body before reading anything, the worst case for a server
+// that answers early, so a test sees whether the answer survives the server's close (decision 039).
+import { connect, type Socket } from 'node:net';
+
+export interface UploadExchange {
+  /** Everything the client read, as latin1 text (the answer's head and body). */
+  read: string;
+  /** The error the client's socket met, if any (ECONNRESET, EPIPE). */
+  error?: string;
+  /** Bytes of `chunks` written before the client stopped or failed. */
+  written: number;
+}
+
+/** Writes `head`, then `chunks` one by one without reading, then ends and reads until the connection closes. */
+export async function uploadThenRead(port: number, head: string, chunks: readonly Buffer[]): Promise<UploadExchange> {
+  const socket: Socket = connect(port, '127.0.0.1');
+  socket.pause();
+  const exchange: UploadExchange = { read: '', written: 0 };
+  socket.on('error', (error: NodeJS.ErrnoException) => {
+    exchange.error ??= error.code ?? error.message;
+  });
+  // Not events.once: it would reject on the socket's error, which some tests expect.
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(head);
+  for (const chunk of chunks) {
+    if (socket.destroyed) break;
+    const ok = await new Promise<boolean>((resolve) => socket.write(chunk, (error) => resolve(!error)));
+    if (!ok) break;
+    exchange.written += chunk.length;
+  }
+  if (!socket.destroyed) socket.end();
+  socket.on('data', (data: Buffer) => {
+    exchange.read += data.toString('latin1');
+  });
+  socket.resume();
+  await closed;
+  return exchange;
+}
+
+/** `total` bytes of `a` in chunks of `size`. */
+export const chunksOf = (total: number, size = 256 * 1024): Buffer[] =>
+  Array.from({ length: Math.ceil(total / size) }, () => Buffer.alloc(size, 0x61));
