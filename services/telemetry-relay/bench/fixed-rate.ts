@@ -12,7 +12,7 @@ const result = await openLoop({
   rate: Number(rateText),
   seconds: Number(secondsText),
   maxSockets: Number(process.env.OPEN_LOOP_MAX_SOCKETS ?? 1024),
-  onAnswer: timeline && ((at, ms, lag) => timeline.push(`${at.toFixed(0)} ${ms.toFixed(2)} ${lag.toFixed(2)}`)),
+  onAnswer: (at, ms, lag) => timeline?.push(`${at.toFixed(0)} ${ms.toFixed(2)} ${lag.toFixed(2)}`),
 });
 if (timeline) writeFileSync(process.env.LATENCY_FILE as string, `${timeline.join('\n')}\n`);
 process.stdout.write(`${JSON.stringify(result)}\n`);

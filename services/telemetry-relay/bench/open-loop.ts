@@ -101,6 +101,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     const conn: Conn = {
       socket: createConnection(Number(target.port), target.hostname),
       scheduled: undefined,
+      lag: 0,
       chunks: [],
       received: 0,
     };
