@@ -10,6 +10,7 @@ import { type Cell, chart, table } from '@app/test-kit/growth-report';
 import { errorEnvelope, largeEnvelope } from '../envelopes.ts';
 import {
   benchDir,
+  cpuSeconds,
   gauge,
   launch,
   peakRssMib,
@@ -55,6 +56,8 @@ interface Drain {
   live: LiveSpan;
   liveRate: number;
   peakRss: number;
+  /** Cores the relay used from upstream back until drained. */
+  relayCores: number;
   /** The longest the relay's event loop was blocked while the backlog drained, ms (bench/loop-probe.ts). */
   longestBlock: number;
   /** [seconds since upstream came back, share of the backlog's bytes still spooled]. */
@@ -100,10 +103,10 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
   // second's warm-up: quiet p99 is the windows' median, their spread the noise band the ratio must stand out of.
   const floor = await quietSpan(`http://127.0.0.1:${sinkPort}/api/1/envelope/`, smallFile, rate, o, 'floor');
   console.log(`  live ${rate}/s straight to the sink (the generator's floor): ${describeSpan(floor.span)}`);
-  const quiet = await quietSpan(url, smallFile, rate, o, 'quiet', origin);
+  const quiet = await quietSpan(url, smallFile, rate, o, 'quiet', { origin, pid });
   const quietPeak = quiet.spoolPeak; // bytes spooled under the live load alone (durable mode commits each first)
   console.log(
-    `  durable capacity ${capacity.toFixed(0)}/s; live load ${rate}/s quiet: ${describeSpan(quiet.span)} (achieved ${quiet.summary.achieved?.toFixed(0)}/s, ${quiet.summary.unsent} unsent, spool peak ${(quietPeak / 1024).toFixed(0)} KiB)`,
+    `  durable capacity ${capacity.toFixed(0)}/s; live load ${rate}/s quiet: ${describeSpan(quiet.span)} (achieved ${quiet.summary.achieved?.toFixed(0)}/s, ${quiet.summary.unsent} unsent, relay ${quiet.relayCores.toFixed(2)} cores, spool peak ${(quietPeak / 1024).toFixed(0)} KiB)`,
   );
 
   const drains: Drain[] = [];
@@ -136,6 +139,8 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
     await sleep(1500);
     await startSink();
     const back = Date.now();
+    const cpuBack = cpuSeconds(pid);
+    let cpuDrained = Number.NaN;
     const bytes = backlog.count * backlog.body.length;
     // Drained: the spool holds no more than under live load alone, plus 1 % of the backlog.
     const threshold = quietPeak + bytes * 0.01;
@@ -148,8 +153,10 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
       curve.push([(Date.now() - back) / 1000, Math.min(100, (left / bytes) * 100)]);
       most = Math.max(most, left);
       if (Number.isNaN(noticed) && left < most) noticed = Date.now();
-      if (left <= threshold) drained = Date.now();
-      else await sleep(POLL_MS);
+      if (left <= threshold) {
+        drained = Date.now();
+        cpuDrained = cpuSeconds(pid);
+      } else await sleep(POLL_MS);
     }
     const summary = await live;
     const drain: Drain = {
@@ -159,6 +166,7 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
       fillSeconds,
       noticeSeconds: (noticed - back) / 1000,
       drainSeconds: (drained - back) / 1000,
+      relayCores: (cpuDrained - cpuBack) / ((drained - back) / 1000),
       live: liveSpan(readLive(latencyFile), back, Number.isNaN(drained) ? Date.now() : drained),
       longestBlock: longestBlock(probeFile, back, Number.isNaN(drained) ? Date.now() : drained),
       liveRate: rate,
@@ -169,18 +177,20 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
     const left = curve.at(-1)?.[1] ?? Number.NaN;
     const spooledAfter = await gauge(origin, 'relay_spool_envelopes');
     console.log(
-      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live ${describeSpan(drain.live)} (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, ${summary.unsent} unsent, errors ${summary.errors}, non-2xx ${summary.non2xx}; ${spooledAfter} envelopes spooled as it ended); longest event-loop block ${drain.longestBlock.toFixed(0)} ms; peak RSS ${drain.peakRss.toFixed(0)} MiB`,
+      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live ${describeSpan(drain.live)} (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, ${summary.unsent} unsent, errors ${summary.errors}, non-2xx ${summary.non2xx}; ${spooledAfter} envelopes spooled as it ended); relay ${drain.relayCores.toFixed(2)} cores; longest event-loop block ${drain.longestBlock.toFixed(0)} ms; peak RSS ${drain.peakRss.toFixed(0)} MiB`,
     );
     await waitForDrain(origin, quietPeak);
   }
   // Quiet once more after the drains: how far the quiet figure itself moves within one run.
-  const again = await quietSpan(url, smallFile, rate, o, 'quiet-after', origin);
-  console.log(`  live ${rate}/s quiet again after the drains: ${describeSpan(again.span)}`);
+  const again = await quietSpan(url, smallFile, rate, o, 'quiet-after', { origin, pid });
+  console.log(
+    `  live ${rate}/s quiet again after the drains: ${describeSpan(again.span)}, relay ${again.relayCores.toFixed(2)} cores`,
+  );
   await stop(relay);
   await stop(sink as ChildProcess);
   return backlogReport(
     drains,
-    { floor: floor.span, quiet: quiet.span, again: again.span },
+    { floor: floor.span, quiet: quiet.span, again: again.span, cores: quiet.relayCores },
     capacity,
     errorEnvelope(dsn).length,
   );
@@ -195,6 +205,8 @@ interface QuietSpans {
   floor: LiveSpan;
   quiet: LiveSpan;
   again: LiveSpan;
+  /** Cores the relay used with the live load alone. */
+  cores: number;
 }
 
 const spread = (span: LiveSpan) => `${span.median.toFixed(1)} (${span.min.toFixed(0)}–${span.max.toFixed(0)})`;
@@ -216,6 +228,7 @@ function backlogReport(drains: readonly Drain[], q: QuietSpans, capacity: number
       d.live.median,
       d.live.p99 / q.quiet.median,
       `${(d.live.lateShare * 100).toFixed(2)} %`,
+      d.relayCores,
       d.longestBlock,
       d.peakRss,
     ];
@@ -230,7 +243,7 @@ function backlogReport(drains: readonly Drain[], q: QuietSpans, capacity: number
   const seconds = times.map((t) => t.toFixed(1));
   return [
     `backlog drain beside live traffic (${drains[0]?.liveRate ?? 0}/s; the durable capacity measured ${capacity.toFixed(0)}/s); target: drain ≥ 1× live, live p99 ≤ 2× quiet`,
-    `live p99 ms, median of 2-s windows (lowest–highest): straight to the sink ${spread(q.floor)}; relay quiet ${spread(q.quiet)}, again after the drains ${spread(q.again)}; sent late: ${[q.floor, q.quiet, q.again].map((s) => `${(s.lateShare * 100).toFixed(2)} %`).join(', ')}`,
+    `live p99 ms, median of 2-s windows (lowest–highest): straight to the sink ${spread(q.floor)}; relay quiet ${spread(q.quiet)}, again after the drains ${spread(q.again)}; the relay quiet used ${q.cores.toFixed(2)} cores; sent late: ${[q.floor, q.quiet, q.again].map((s) => `${(s.lateShare * 100).toFixed(2)} %`).join(', ')}`,
     '',
     table(
       [
@@ -247,6 +260,7 @@ function backlogReport(drains: readonly Drain[], q: QuietSpans, capacity: number
         "its windows' median ms",
         'p99 × quiet',
         'sent late',
+        'relay cores',
         'loop block ms',
         'peak RSS MiB',
       ],

@@ -2,7 +2,7 @@
 // on CPU 1 in a process of its own, alone for a quiet figure or beside a drain.
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { benchDir, gauge, launch, sleep } from './harness.ts';
+import { benchDir, cpuSeconds, gauge, launch, sleep } from './harness.ts';
 import { liveSpan, readLive } from './live-latency.ts';
 
 const POLL_MS = 250;
@@ -45,22 +45,24 @@ export function liveLoad(url: string, bodyFile: string, rate: number, seconds: n
 
 const WARM_UP_MS = 1000;
 
-/** Live load alone for three of the bench's rounds (at least 12 s), its latency after the warm-up, and the spool's peak. */
+/** Live load alone for three of the bench's rounds (at least 12 s), its latency after the warm-up, the
+ * spool's peak and the relay's CPU. */
 export async function quietSpan(
   url: string,
   bodyFile: string,
   rate: number,
   o: { work: string; seconds: number },
   name: string,
-  origin?: string,
+  relay?: { origin: string; pid: number },
 ) {
   const file = join(o.work, `latency-${name}.txt`);
   const seconds = Math.max(12, o.seconds * 3);
   const run = liveLoad(url, bodyFile, rate, seconds, file);
   const from = Date.now();
+  const cpuFrom = relay ? cpuSeconds(relay.pid) : 0;
   let spoolPeak = 0;
   for (let done = false; !done; ) {
-    if (origin) spoolPeak = Math.max(spoolPeak, await gauge(origin, 'relay_spool_bytes'));
+    if (relay) spoolPeak = Math.max(spoolPeak, await gauge(relay.origin, 'relay_spool_bytes'));
     done = await Promise.race([run.then(() => true), sleep(POLL_MS).then(() => false)]);
   }
   const summary = await run;
@@ -70,5 +72,7 @@ export async function quietSpan(
     span: liveSpan(samples, (Number.isFinite(first) ? first : from) + WARM_UP_MS, Date.now()),
     spoolPeak,
     summary,
+    /** Cores the relay used over the run (its CPU seconds ÷ the run's seconds). */
+    relayCores: relay ? (cpuSeconds(relay.pid) - cpuFrom) / ((Date.now() - from) / 1000) : Number.NaN,
   };
 }
