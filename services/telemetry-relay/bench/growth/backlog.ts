@@ -4,13 +4,13 @@
 // The relay's retry backoff is capped at 2 s here (RETRY_MAX_MS): what is measured is the drain, not how long the
 // relay takes to notice upstream is back (reported apart, as the delay to the first drained envelope).
 import { type ChildProcess, execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Cell, chart, table } from '@app/test-kit/growth-report';
-import { Pool } from 'undici';
 import { errorEnvelope, largeEnvelope } from '../envelopes.ts';
 import {
   benchDir,
+  cpuSeconds,
   gauge,
   launch,
   peakRssMib,
@@ -22,6 +22,8 @@ import {
   waitForHttp,
   wrk,
 } from './harness.ts';
+import { describeSpan, type LiveSpan, liveSpan, longestBlock, readLive } from './live-latency.ts';
+import { fill, liveLoad, quietSpan } from './live-load.ts';
 
 const GiB = 1024 * 1024 * 1024;
 const POLL_MS = 250;
@@ -50,70 +52,16 @@ interface Drain {
   noticeSeconds: number;
   /** From upstream back until the spool holds no more than under live load alone; NaN when it did not. */
   drainSeconds: number;
-  liveP99: number;
+  /** Live latency from upstream back until drained (its whole-span p99 is the one held against the target). */
+  live: LiveSpan;
   liveRate: number;
   peakRss: number;
+  /** Cores the relay used from upstream back until drained. */
+  relayCores: number;
   /** The longest the relay's event loop was blocked while the backlog drained, ms (bench/loop-probe.ts). */
   longestBlock: number;
   /** [seconds since upstream came back, share of the backlog's bytes still spooled]. */
   curve: Array<[number, number]>;
-}
-
-/** Posts `count` copies of `body`, `concurrency` at a time; returns how many were not answered 200. */
-async function fill(url: string, body: Buffer, count: number, concurrency: number): Promise<number> {
-  const target = new URL(url);
-  const pool = new Pool(target.origin, { connections: concurrency });
-  let next = 0;
-  let failed = 0;
-  const worker = async () => {
-    while (next < count) {
-      next++;
-      try {
-        const response = await pool.request({ method: 'POST', path: target.pathname, body });
-        await response.body.dump();
-        if (response.statusCode !== 200) failed++;
-      } catch {
-        failed++; // a reset on a loaded machine: counted, not the end of the run
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  await pool.close();
-  return failed;
-}
-
-/** The p99 of the live requests scheduled between `from` and `to` (epoch ms), from fixed-rate's LATENCY_FILE. */
-function p99Between(file: string, from: number, to: number): number {
-  const latencies = readFileSync(file, 'utf8')
-    .split('\n')
-    .map((line) => line.split(' ').map(Number))
-    .filter(([at, ms]) => at !== undefined && at >= from && at <= to && ms !== undefined)
-    .map(([, ms]) => ms as number)
-    .sort((a, b) => a - b);
-  return latencies[Math.floor(latencies.length * 0.99)] ?? Number.NaN;
-}
-
-/** The longest event-loop block (over 5 ms) that ended between `from` and `to`, from bench/loop-probe.ts's file. */
-function longestBlock(file: string, from: number, to: number): number {
-  const blocks = readFileSync(file, { encoding: 'utf8', flag: 'a+' })
-    .split('\n')
-    .map((line) => line.split(' ').map(Number))
-    .filter(([at, ms]) => at !== undefined && at >= from && at <= to && ms !== undefined)
-    .map(([, ms]) => ms as number);
-  return Math.max(0, ...blocks);
-}
-
-/** fixed-rate.ts on CPU 1 for `seconds`; resolves with its summary once it has ended. */
-function liveLoad(url: string, bodyFile: string, rate: number, seconds: number, latencyFile: string) {
-  const args = [process.execPath, join(benchDir, 'fixed-rate.ts'), url, bodyFile, String(rate), String(seconds)];
-  const child = launch('1', args, { LATENCY_FILE: latencyFile });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return new Promise<Record<string, number>>((resolve) =>
-    child.once('exit', () => resolve(JSON.parse(output.trim().split('\n').at(-1) || '{}'))),
-  );
 }
 
 export async function backlogDrain(o: BacklogOptions): Promise<string> {
@@ -151,18 +99,14 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
   wrk(url, smallFile, 50, 1); // warm-up
   const capacity = wrk(url, smallFile, 50, o.seconds).okPerSecond;
   const rate = o.liveRate ?? Math.max(10, Math.round(capacity / 2));
-  const quietFile = join(o.work, 'latency-quiet.txt');
-  let quietPeak = 0; // bytes spooled under the live load alone (durable mode commits each envelope first)
-  const quietRun = liveLoad(url, smallFile, rate, o.seconds * 2, quietFile);
-  const quietFrom = Date.now();
-  for (let done = false; !done; ) {
-    quietPeak = Math.max(quietPeak, await gauge(origin, 'relay_spool_bytes'));
-    done = await Promise.race([quietRun.then(() => true), sleep(POLL_MS).then(() => false)]);
-  }
-  const quiet = await quietRun;
-  const quietP99 = p99Between(quietFile, quietFrom, Date.now());
+  // The generator's floor (straight to the sink) and the relay quiet, each at the live rate, in 2-s windows after a
+  // second's warm-up: quiet p99 is the windows' median, their spread the noise band the ratio must stand out of.
+  const floor = await quietSpan(`http://127.0.0.1:${sinkPort}/api/1/envelope/`, smallFile, rate, o, 'floor');
+  console.log(`  live ${rate}/s straight to the sink (the generator's floor): ${describeSpan(floor.span)}`);
+  const quiet = await quietSpan(url, smallFile, rate, o, 'quiet', { origin, pid });
+  const quietPeak = quiet.spoolPeak; // bytes spooled under the live load alone (durable mode commits each first)
   console.log(
-    `  durable capacity ${capacity.toFixed(0)}/s; live load ${rate}/s: quiet p99 ${quietP99.toFixed(1)} ms (achieved ${quiet.achieved?.toFixed(0)}/s, spool peak ${(quietPeak / 1024).toFixed(0)} KiB)`,
+    `  durable capacity ${capacity.toFixed(0)}/s; live load ${rate}/s quiet: ${describeSpan(quiet.span)} (achieved ${quiet.summary.achieved?.toFixed(0)}/s, ${quiet.summary.unsent} unsent, relay ${quiet.relayCores.toFixed(2)} cores, spool peak ${(quietPeak / 1024).toFixed(0)} KiB)`,
   );
 
   const drains: Drain[] = [];
@@ -195,6 +139,8 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
     await sleep(1500);
     await startSink();
     const back = Date.now();
+    const cpuBack = cpuSeconds(pid);
+    let cpuDrained = Number.NaN;
     const bytes = backlog.count * backlog.body.length;
     // Drained: the spool holds no more than under live load alone, plus 1 % of the backlog.
     const threshold = quietPeak + bytes * 0.01;
@@ -207,8 +153,10 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
       curve.push([(Date.now() - back) / 1000, Math.min(100, (left / bytes) * 100)]);
       most = Math.max(most, left);
       if (Number.isNaN(noticed) && left < most) noticed = Date.now();
-      if (left <= threshold) drained = Date.now();
-      else await sleep(POLL_MS);
+      if (left <= threshold) {
+        drained = Date.now();
+        cpuDrained = cpuSeconds(pid);
+      } else await sleep(POLL_MS);
     }
     const summary = await live;
     const drain: Drain = {
@@ -218,7 +166,8 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
       fillSeconds,
       noticeSeconds: (noticed - back) / 1000,
       drainSeconds: (drained - back) / 1000,
-      liveP99: p99Between(latencyFile, back, Number.isNaN(drained) ? Date.now() : drained),
+      relayCores: (cpuDrained - cpuBack) / ((drained - back) / 1000),
+      live: liveSpan(readLive(latencyFile), back, Number.isNaN(drained) ? Date.now() : drained),
       longestBlock: longestBlock(probeFile, back, Number.isNaN(drained) ? Date.now() : drained),
       liveRate: rate,
       peakRss: peakRssMib(pid),
@@ -228,13 +177,23 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
     const left = curve.at(-1)?.[1] ?? Number.NaN;
     const spooledAfter = await gauge(origin, 'relay_spool_envelopes');
     console.log(
-      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live p99 ${drain.liveP99.toFixed(1)} ms (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, errors ${summary.errors}, non-2xx ${summary.non2xx}; ${spooledAfter} envelopes spooled as it ended); longest event-loop block ${drain.longestBlock.toFixed(0)} ms; peak RSS ${drain.peakRss.toFixed(0)} MiB`,
+      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live ${describeSpan(drain.live)} (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, ${summary.unsent} unsent, errors ${summary.errors}, non-2xx ${summary.non2xx}; ${spooledAfter} envelopes spooled as it ended); relay ${drain.relayCores.toFixed(2)} cores; longest event-loop block ${drain.longestBlock.toFixed(0)} ms; peak RSS ${drain.peakRss.toFixed(0)} MiB`,
     );
     await waitForDrain(origin, quietPeak);
   }
+  // Quiet once more after the drains: how far the quiet figure itself moves within one run.
+  const again = await quietSpan(url, smallFile, rate, o, 'quiet-after', { origin, pid });
+  console.log(
+    `  live ${rate}/s quiet again after the drains: ${describeSpan(again.span)}, relay ${again.relayCores.toFixed(2)} cores`,
+  );
   await stop(relay);
   await stop(sink as ChildProcess);
-  return backlogReport(drains, quietP99, capacity, errorEnvelope(dsn).length);
+  return backlogReport(
+    drains,
+    { floor: floor.span, quiet: quiet.span, again: again.span, cores: quiet.relayCores },
+    capacity,
+    errorEnvelope(dsn).length,
+  );
 }
 
 /** Between backlogs: the rest of the spool goes, so the next starts from the same place. */
@@ -242,7 +201,17 @@ async function waitForDrain(origin: string, level: number): Promise<void> {
   for (let i = 0; i < 600 && (await gauge(origin, 'relay_spool_bytes')) > level; i++) await sleep(POLL_MS);
 }
 
-function backlogReport(drains: readonly Drain[], quietP99: number, capacity: number, liveBytes: number): string {
+interface QuietSpans {
+  floor: LiveSpan;
+  quiet: LiveSpan;
+  again: LiveSpan;
+  /** Cores the relay used with the live load alone. */
+  cores: number;
+}
+
+const spread = (span: LiveSpan) => `${span.median.toFixed(1)} (${span.min.toFixed(0)}–${span.max.toFixed(0)})`;
+
+function backlogReport(drains: readonly Drain[], q: QuietSpans, capacity: number, liveBytes: number): string {
   const rows: Cell[][] = drains.map((d) => {
     const perSecond = d.count / d.drainSeconds;
     return [
@@ -255,9 +224,11 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
       d.liveRate,
       perSecond / d.liveRate,
       (perSecond * d.bytes) / d.count / (d.liveRate * liveBytes),
-      d.liveP99,
-      quietP99,
-      d.liveP99 / quietP99,
+      d.live.p99,
+      d.live.median,
+      d.live.p99 / q.quiet.median,
+      `${(d.live.lateShare * 100).toFixed(2)} %`,
+      d.relayCores,
       d.longestBlock,
       d.peakRss,
     ];
@@ -272,6 +243,7 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
   const seconds = times.map((t) => t.toFixed(1));
   return [
     `backlog drain beside live traffic (${drains[0]?.liveRate ?? 0}/s; the durable capacity measured ${capacity.toFixed(0)}/s); target: drain ≥ 1× live, live p99 ≤ 2× quiet`,
+    `live p99 ms, median of 2-s windows (lowest–highest): straight to the sink ${spread(q.floor)}; relay quiet ${spread(q.quiet)}, again after the drains ${spread(q.again)}; the relay quiet used ${q.cores.toFixed(2)} cores; sent late: ${[q.floor, q.quiet, q.again].map((s) => `${(s.lateShare * 100).toFixed(2)} %`).join(', ')}`,
     '',
     table(
       [
@@ -285,8 +257,10 @@ function backlogReport(drains: readonly Drain[], quietP99: number, capacity: num
         'drain × live',
         'bytes × live',
         'live p99 ms',
-        'quiet p99 ms',
+        "its windows' median ms",
         'p99 × quiet',
+        'sent late',
+        'relay cores',
         'loop block ms',
         'peak RSS MiB',
       ],
