@@ -23,26 +23,36 @@ export function toHeaders(raw: IncomingHttpHeaders): Headers {
   return headers;
 }
 
-const state = new WeakMap<Request, { signal: AbortSignal; raw: IncomingHttpHeaders; headers?: Headers }>();
+class PageFetchRequest extends Request {
+  readonly #signal: AbortSignal;
+  readonly #raw: IncomingHttpHeaders;
+  #headers: Headers | undefined;
 
-class PageFetchRequest extends Request {}
-// Accessors on the prototype: the Request type declares `signal` and `headers` as fields, which a class may not
-// override with getters. undici's own methods (formData(), clone()) read its internal state, not these.
-Object.defineProperties(PageFetchRequest.prototype, {
-  signal: {
-    get(this: Request) {
-      return state.get(this)?.signal;
-    },
-  },
-  headers: {
-    get(this: Request) {
-      const own = state.get(this);
-      if (!own) return undefined;
-      own.headers ??= toHeaders(own.raw);
-      return own.headers;
-    },
-  },
-});
+  constructor(url: URL, init: RequestInit, signal: AbortSignal, raw: IncomingHttpHeaders, headers?: Headers) {
+    super(url, init);
+    this.#signal = signal;
+    this.#raw = raw;
+    this.#headers = headers;
+  }
+
+  // Accessors on the prototype: the Request type declares `signal` and `headers` as fields, which a class may not
+  // override with getters. undici's own methods (formData(), clone()) read its internal state, not these.
+  static {
+    Object.defineProperties(PageFetchRequest.prototype, {
+      signal: {
+        get(this: PageFetchRequest) {
+          return this.#signal;
+        },
+      },
+      headers: {
+        get(this: PageFetchRequest) {
+          this.#headers ??= toHeaders(this.#raw);
+          return this.#headers;
+        },
+      },
+    });
+  }
+}
 
 /**
  * A request for `url`. A body's request gets its headers at once (undici reads the Content-Type from its own copy to
@@ -51,11 +61,13 @@ Object.defineProperties(PageFetchRequest.prototype, {
 export function fetchRequest(url: URL, init: FetchRequestInit): Request {
   if (init.body) {
     const headers = toHeaders(init.headers);
-    const request = new PageFetchRequest(url, { method: init.method, headers, body: init.body });
-    state.set(request, { signal: init.signal, raw: init.headers, headers });
-    return request;
+    return new PageFetchRequest(
+      url,
+      { method: init.method, headers, body: init.body },
+      init.signal,
+      init.headers,
+      headers,
+    );
   }
-  const request = new PageFetchRequest(url, { method: init.method });
-  state.set(request, { signal: init.signal, raw: init.headers });
-  return request;
+  return new PageFetchRequest(url, { method: init.method }, init.signal, init.headers);
 }
