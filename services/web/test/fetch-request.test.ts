@@ -34,6 +34,20 @@ describe('fetchRequest', () => {
     expect(Object.fromEntries(await request.formData())).toEqual({ theme: 'light', x: '1' });
   });
 
+  it.each([
+    ['GET', undefined],
+    ['POST', new TextEncoder().encode('a=1')],
+  ])('a clone of a %s keeps the page signal, the headers and the body', async (method, body) => {
+    const abort = new AbortController();
+    const headers = { cookie: 'theme=dark', 'content-type': 'application/x-www-form-urlencoded' };
+    const request = fetchRequest(url, { method, headers, signal: abort.signal, ...(body ? { body } : {}) });
+    const copy = request.clone();
+    expect([copy.method, copy.url, copy.headers.get('cookie')]).toEqual([method, url.href, 'theme=dark']);
+    if (body) expect([await copy.text(), await request.text()]).toEqual(['a=1', 'a=1']);
+    abort.abort();
+    expect(copy.signal.aborted).toBe(true);
+  });
+
   it('toHeaders keeps repeated headers in order and leaves out absent ones', () => {
     expect([...toHeaders({ a: ['1', '2'], b: '3', c: undefined })]).toEqual([
       ['a', '1, 2'],

@@ -36,7 +36,7 @@ class PageFetchRequest extends Request {
   }
 
   // Accessors on the prototype: the Request type declares `signal` and `headers` as fields, which a class may not
-  // override with getters. undici's own methods (formData(), clone()) read its internal state, not these.
+  // override with getters. undici's own methods (formData()) read its internal state, not these.
   static {
     Object.defineProperties(PageFetchRequest.prototype, {
       signal: {
@@ -48,6 +48,16 @@ class PageFetchRequest extends Request {
         get(this: PageFetchRequest) {
           this.#headers ??= toHeaders(this.#raw);
           return this.#headers;
+        },
+      },
+      clone: {
+        // undici's clone copies its internal state only: the copy gets this request's signal and headers too.
+        value(this: PageFetchRequest) {
+          const inner = Request.prototype.clone.call(this);
+          const init = inner.body
+            ? { method: inner.method, headers: inner.headers, body: inner.body, duplex: 'half' }
+            : { method: inner.method };
+          return new PageFetchRequest(new URL(inner.url), init as RequestInit, this.#signal, this.#raw, this.#headers);
         },
       },
     });
