@@ -17,7 +17,6 @@ import type { Metrics } from '../ops/metrics.ts';
 import type { Assets } from './assets.ts';
 import { type DeferredPart, prepareDeferred } from './deferred-parts.ts';
 import { reportServerFailure } from './failures.ts';
-import { fetchRequest } from './fetch-request.ts';
 import type { PageReply, PageRequest } from './page-io.ts';
 
 export interface PagesOptions {
@@ -94,9 +93,9 @@ export async function queryPage(
   const url = URL.parse(`${req.protocol}://${req.host}${req.url}`);
   if (!url) return badRequest(reply, 'invalid Host header or URL');
   const isPost = kind === 'action';
-  const request = fetchRequest(url, {
+  const request = new Request(url, {
     method: req.method,
-    headers: req.headers,
+    headers: toHeaders(req.headers),
     signal: abort.signal,
     ...(isPost ? { body: new Uint8Array(req.body as Buffer) } : {}),
   });
@@ -169,6 +168,15 @@ function parseRouteIds(header: string | string[] | undefined): string[] | undefi
   const ids = header.split(',').map((id) => id.trim());
   if (ids.length > MAX_ROUTE_IDS || ids.some((id) => !/^[\w-]{1,64}$/.test(id))) return 'invalid';
   return ids;
+}
+
+function toHeaders(raw: PageRequest['headers']): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return headers;
 }
 
 /** Labels the request by route pattern: its metrics, its trace (when sampled) and its error events. */
