@@ -1,6 +1,7 @@
 // The peers a user would pick instead of the relay (../shared/peers/, beside the repository; BENCH_PEERS_DIR to
-// point elsewhere): the Fastify + undici relay, header-only and FULL_PARSE=1. ES modules ignore NODE_PATH, so the
-// file is copied into bench/.peers/ (git-ignored) where `fastify` and `undici` resolve from the workspace.
+// point elsewhere): the Fastify + undici relay, header-only and FULL_PARSE=1, and header-only with the relay's own V8
+// and malloc flags. ES modules ignore NODE_PATH, so the file is copied into bench/.peers/ (git-ignored) where
+// `fastify` and `undici` resolve from the workspace.
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +20,18 @@ export interface PeerSpec {
   path: string;
 }
 
+/**
+ * What the relay runs with (Dockerfile, bench/run.ts): 8 MiB semi-spaces, where V8 on a large host picks 32 MiB for a
+ * process without the flag, so the plain peers scavenge about a quarter as often (docs/decisions/038).
+ */
+export const RELAY_RUNTIME_ENV = {
+  NODE_OPTIONS: '--max-semi-space-size=8',
+  MALLOC_ARENA_MAX: '1',
+  MALLOC_MMAP_THRESHOLD_: '262144',
+};
+
 /** The peers to run, or a reason there are none (the shared folder is not there). */
-export function fastifyPeers(upstream: string, ports: readonly [number, number]): PeerSpec[] | string {
+export function fastifyPeers(upstream: string, ports: readonly [number, number, number?]): PeerSpec[] | string {
   const dir = process.env.BENCH_PEERS_DIR ?? join(repoRoot, '..', 'shared', 'peers');
   const source = join(dir, 'relay-fastify-undici.mjs');
   if (!existsSync(source)) return `no peers: ${source} not found (set BENCH_PEERS_DIR)`;
@@ -30,6 +41,10 @@ export function fastifyPeers(upstream: string, ports: readonly [number, number])
   return [
     { name: 'fastify peer', env: { FULL_PARSE: '0' } },
     { name: 'fastify peer, full', env: { FULL_PARSE: '1' } },
+    // Only where a third port is given (bench/run.ts; the growth sweeps run the two above).
+    ...(ports[2] === undefined
+      ? []
+      : [{ name: 'fastify peer, relay flags', env: { FULL_PARSE: '0', ...RELAY_RUNTIME_ENV } }]),
   ].map(({ name, env }, i) => ({
     name,
     script,
@@ -51,7 +66,7 @@ const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.fl
  * median of those ratios: what the targets of issue 12 are judged by.
  */
 export function printPeerRatios(results: ReadonlyMap<string, readonly Round[]>): void {
-  const peers = ['fastify peer, full', 'fastify peer'].filter((name) => results.has(name));
+  const peers = ['fastify peer, full', 'fastify peer', 'fastify peer, relay flags'].filter((name) => results.has(name));
   const ours = [...results.keys()].filter((name) => name.startsWith('relay') || name.startsWith('baseline'));
   if (peers.length === 0) return;
   console.log('\nratios to the peers, round by round (median of the rounds)');

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@app/test-kit';
 import { passErrors } from './child-output.ts';
 import { errorEnvelope, largeEnvelope } from './envelopes.ts';
-import { fastifyPeers, PEER_DSN, printPeerRatios } from './peers.ts';
+import { fastifyPeers, PEER_DSN, printPeerRatios, RELAY_RUNTIME_ENV } from './peers.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const relayMain = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -213,7 +213,11 @@ http {
   // The same envelope with the one DSN the peers allow.
   const peerBodyFile = join(work, 'envelope-peer.txt');
   writeFileSync(peerBodyFile, errorEnvelope(PEER_DSN));
-  const peerSpecs = fastifyPeers(`http://127.0.0.1:${sinkPort}`, [await freePort(), await freePort()]);
+  const peerSpecs = fastifyPeers(`http://127.0.0.1:${sinkPort}`, [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ]);
   if (typeof peerSpecs === 'string') console.log(peerSpecs);
   const peers = (typeof peerSpecs === 'string' ? [] : peerSpecs).map((spec) => ({
     name: spec.name,
@@ -230,9 +234,7 @@ http {
     SPOOL_DIR: join(work, `spool-${mode}`),
     LOG_LEVEL: 'info',
     // As the image runs it (Dockerfile): 8 MiB semi-spaces, one malloc arena, a fixed mmap threshold.
-    NODE_OPTIONS: '--max-semi-space-size=8',
-    MALLOC_ARENA_MAX: '1',
-    MALLOC_MMAP_THRESHOLD_: '262144',
+    ...RELAY_RUNTIME_ENV,
   });
   const fastPort = await freePort();
   const durablePort = await freePort();
