@@ -3,8 +3,10 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { type CaptureServer, chunksOf, startCaptureServer, uploadThenRead } from '@app/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  closeAfterTest,
+  closeOpened,
   EVENT_ID,
   envelope,
   eventItem,
@@ -19,26 +21,22 @@ const MiB = 1024 * 1024;
 let capture: CaptureServer;
 let allowed: string;
 let notAllowed: string;
-const relays: RunningRelay[] = [];
 
 beforeAll(async () => {
   capture = await startCaptureServer();
   allowed = capture.dsn({ projectId: '42', publicKey: 'abc' });
   notAllowed = capture.dsn({ projectId: '666', publicKey: 'nope' });
 });
+afterEach(closeOpened);
 afterAll(async () => {
-  for (const relay of relays) await relay.close();
   await capture?.close();
   removeTempDirs();
 });
 
-async function relayWith(env: Record<string, string> = {}): Promise<RunningRelay> {
-  const relay = await startRelay({ ALLOWED_DSNS: allowed, ...env });
-  relays.push(relay);
-  return relay;
-}
+const relayWith = async (env: Record<string, string> = {}) =>
+  closeAfterTest(await startRelay({ ALLOWED_DSNS: allowed, ...env }));
 
-/** A POST to the tunnel whose body is `body`, declared `declared` bytes long, over a raw socket. */
+/** The head of a POST to the tunnel declaring a body of `declared` bytes, for a raw socket. */
 function head(relay: RunningRelay, declared: number): string {
   const url = new URL(relay.tunnel);
   return `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: ${declared}\r\n\r\n`;
