@@ -1,6 +1,6 @@
-// The development tunnel's request body on its way to the relay: streamed as it arrives, cut past the relay's limit,
-// and an answer sent before the whole body arrived closes the connection lingering (decision 039), so a client
-// still sending reads it instead of a reset, and the rest is not read until requestTimeout.
+// The development tunnel's request body on its way to the relay: streamed as it arrives, cut past the relay's limit;
+// an answer sent before the whole body arrived closes the connection lingering (decisions 039, 041), so a client
+// still sending reads it instead of a reset or a connection left unread until a server timeout.
 import { type Readable, Transform } from 'node:stream';
 import { type LingerLimits, lingerAfterAnswer } from '@app/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
