@@ -1,6 +1,7 @@
 // Open-loop load that never queues in the client: each request leaves at its scheduled time on a socket of its own
 // (raw keep-alive sockets, opened on demand up to a bound), latency counts from the scheduled time,
 // and what the generator could not do on time (late sends, no socket free) is reported, not counted as latency.
+// A socket is reused only well inside the server's keep-alive hint, as undici does (docs/benchmarks.md says why).
 import { createConnection, type Socket } from 'node:net';
 
 export interface OpenLoopOptions {
@@ -24,6 +25,8 @@ export interface OpenLoopResult {
   sent: number;
   completed: number;
   errors: number;
+  /** The errors by what ended the socket (its error code, or `closed`) and whether it was `fresh` or `reused`. */
+  errorKinds: Record<string, number>;
   non2xx: number;
   achieved: number;
   p50: number;
@@ -39,6 +42,8 @@ export interface OpenLoopResult {
   /** Most requests in flight at once, and sockets opened over the run. */
   peakInFlight: number;
   sockets: number;
+  /** Free sockets closed by the client, not reused, for having been idle too near the server's keep-alive timeout. */
+  expired: number;
   /** Whether the generator kept its schedule: nothing unsent, at most 0.1 % late. Otherwise the run is void. */
   kept: boolean;
 }
@@ -46,12 +51,32 @@ export interface OpenLoopResult {
 const quantile = (sorted: readonly number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 
-/** Bytes of one HTTP/1.1 answer so far: the whole answer's length once its head has arrived (Content-Length). */
-function answerLength(buffer: Buffer): number | undefined {
-  const head = buffer.indexOf('\r\n\r\n');
-  if (head < 0) return undefined;
-  const length = /\r\ncontent-length: *(\d+)/i.exec(buffer.toString('latin1', 0, head));
-  return head + 4 + Number(length?.[1] ?? 0);
+// undici's defaults: a socket is reused until the server's `Keep-Alive: timeout=` hint less 2 s (its
+// keepAliveTimeoutThreshold), or for 4 s without a hint. Node's server closes 1 s after its hint.
+const KEEP_ALIVE_MARGIN_MS = 2_000;
+const KEEP_ALIVE_UNHINTED_MS = 4_000;
+
+interface AnswerHead {
+  /** The whole answer's length (head and Content-Length). */
+  length: number;
+  /** The server closes the socket after it (`Connection: close`). */
+  close: boolean;
+  /** Otherwise how long after this answer the socket may carry another request. */
+  reusableMs: number;
+}
+
+/** What one HTTP/1.1 answer's head says, once it has arrived: its length and how long its socket stays reusable. */
+function answerHead(buffer: Buffer): AnswerHead | undefined {
+  const end = buffer.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const head = buffer.toString('latin1', 0, end);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  const hint = /\r\nkeep-alive:[^\r]*\btimeout=(\d+)/i.exec(head);
+  return {
+    length: end + 4 + Number(length?.[1] ?? 0),
+    close: /\r\nconnection: *close/i.test(head),
+    reusableMs: hint ? Number(hint[1]) * 1000 - KEEP_ALIVE_MARGIN_MS : KEEP_ALIVE_UNHINTED_MS,
+  };
 }
 
 export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
@@ -74,6 +99,8 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   let inFlight = 0;
   let peakInFlight = 0;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
+  let expired = 0;
   let non2xx = 0;
   let unsent = 0;
   let late = 0;
@@ -96,6 +123,10 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     lag: number;
     chunks: Buffer[];
     received: number;
+    /** Requests sent on it so far; until when (performance.now()) it may carry another; what ended it. */
+    uses: number;
+    reusableUntil: number;
+    failure: string;
   }
   const connect = (): Conn => {
     const conn: Conn = {
@@ -104,6 +135,9 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       lag: 0,
       chunks: [],
       received: 0,
+      uses: 0,
+      reusableUntil: 0,
+      failure: 'closed',
     };
     conn.socket.setNoDelay(true);
     sockets++;
@@ -113,8 +147,8 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       conn.chunks.push(chunk);
       conn.received += chunk.length;
       const buffer = conn.chunks.length === 1 ? chunk : Buffer.concat(conn.chunks);
-      const length = answerLength(buffer);
-      if (length === undefined || conn.received < length) return;
+      const head = answerHead(buffer);
+      if (head === undefined || conn.received < head.length) return;
       const scheduled = conn.scheduled;
       const latency = performance.now() - scheduled;
       if (buffer.toString('latin1', 9, 10) !== '2') non2xx++;
@@ -123,7 +157,8 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       conn.scheduled = undefined;
       conn.chunks = [];
       conn.received = 0;
-      free.push(conn);
+      conn.reusableUntil = performance.now() + head.reusableMs;
+      if (!head.close) free.push(conn);
       finish();
     });
     const lost = () => {
@@ -133,12 +168,28 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       if (conn.scheduled !== undefined) {
         conn.scheduled = undefined;
         errors++;
+        const kind = `${conn.failure}/${conn.uses > 1 ? 'reused' : 'fresh'}`;
+        errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
         finish();
       }
     };
-    conn.socket.once('error', () => conn.socket.destroy());
+    conn.socket.once('error', (error: NodeJS.ErrnoException) => {
+      conn.failure = error.code ?? 'error';
+      conn.socket.destroy();
+    });
     conn.socket.once('close', lost);
     return conn;
+  };
+
+  /** The most recently freed socket still well inside its keep-alive; the ones past it are closed, not reused. */
+  const reusable = (): Conn | undefined => {
+    const now = performance.now();
+    for (let conn = free.pop(); conn; conn = free.pop()) {
+      if (conn.reusableUntil > now) return conn;
+      expired++;
+      conn.socket.destroy();
+    }
+    return undefined;
   };
 
   const send = (scheduled: number) => {
@@ -152,9 +203,10 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     sent++;
     inFlight++;
     peakInFlight = Math.max(peakInFlight, inFlight);
-    const conn = free.pop() ?? connect();
+    const conn = reusable() ?? connect();
     conn.scheduled = scheduled;
     conn.lag = lag;
+    conn.uses++;
     conn.socket.write(wire);
   };
 
@@ -180,6 +232,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     sent,
     completed: latencies.length,
     errors,
+    errorKinds,
     non2xx,
     achieved: latencies.length / elapsed,
     p50: quantile(latencies, 0.5),
@@ -191,6 +244,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     sendLagMax: lags.at(-1) ?? Number.NaN,
     peakInFlight,
     sockets,
+    expired,
     kept: unsent === 0 && late <= due / 1000,
   };
 }

@@ -5,15 +5,16 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { type CaptureServer, freePort, startCaptureServer } from '@app/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   attachmentItem,
+  closeAfterTest,
+  closeOpened,
   EVENT_ID,
   envelope,
   eventItem,
   post,
   postWhole,
-  type RunningRelay,
   removeTempDirs,
   startRelay,
   timeBlock,
@@ -23,23 +24,20 @@ import {
 const MiB = 1024 * 1024;
 let capture: CaptureServer;
 let dsn: string;
-const relays: RunningRelay[] = [];
 
+// One capture server for the file, its DSN every relay's ALLOWED_DSNS; each test's relay is its own, closed after it.
 beforeAll(async () => {
   capture = await startCaptureServer();
   dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
 });
+afterEach(closeOpened);
 afterAll(async () => {
-  for (const relay of relays) await relay.close();
   await capture?.close();
   removeTempDirs();
 });
 
-async function relayWith(env: Record<string, string> = {}): Promise<RunningRelay> {
-  const relay = await startRelay({ ALLOWED_DSNS: dsn, ...env });
-  relays.push(relay);
-  return relay;
-}
+const relayWith = async (env: Record<string, string> = {}) =>
+  closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, ...env }));
 
 /** Starts a POST with a declared length, writes `first`, and resolves with the answer without sending the rest. */
 function postPartial(

@@ -177,7 +177,7 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
     const left = curve.at(-1)?.[1] ?? Number.NaN;
     const spooledAfter = await gauge(origin, 'relay_spool_envelopes');
     console.log(
-      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live ${describeSpan(drain.live)} (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, ${summary.unsent} unsent, errors ${summary.errors}, non-2xx ${summary.non2xx}; ${spooledAfter} envelopes spooled as it ended); relay ${drain.relayCores.toFixed(2)} cores; longest event-loop block ${drain.longestBlock.toFixed(0)} ms; peak RSS ${drain.peakRss.toFixed(0)} MiB`,
+      `  ${backlog.name}: ${Number.isNaN(drained) ? `NOT drained in ${o.drainSeconds} s (${left.toFixed(0)} % left)` : `drained in ${drain.drainSeconds.toFixed(1)} s`}, first after ${drain.noticeSeconds.toFixed(1)} s; live ${describeSpan(drain.live)} (whole live run: achieved ${summary.achieved?.toFixed(0)}/s, p99 ${summary.p99?.toFixed(1)} ms, ${summary.unsent} unsent, errors ${summary.errors} ${JSON.stringify(summary.errorKinds ?? {})}, ${summary.expired} sockets not reused near their keep-alive timeout, non-2xx ${summary.non2xx}; ${spooledAfter} envelopes spooled as it ended); relay ${drain.relayCores.toFixed(2)} cores; longest event-loop block ${drain.longestBlock.toFixed(0)} ms; peak RSS ${drain.peakRss.toFixed(0)} MiB`,
     );
     await waitForDrain(origin, quietPeak);
   }

@@ -2,6 +2,7 @@
 // on CPU 1 in a process of its own, alone for a quiet figure or beside a drain.
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import type { OpenLoopResult } from '../open-loop.ts';
 import { benchDir, cpuSeconds, gauge, launch, sleep } from './harness.ts';
 import { liveSpan, readLive } from './live-latency.ts';
 
@@ -38,7 +39,7 @@ export function liveLoad(url: string, bodyFile: string, rate: number, seconds: n
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  return new Promise<Record<string, number>>((resolve) =>
+  return new Promise<Partial<OpenLoopResult>>((resolve) =>
     child.once('exit', () => resolve(JSON.parse(output.trim().split('\n').at(-1) || '{}'))),
   );
 }

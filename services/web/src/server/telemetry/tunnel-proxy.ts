@@ -2,19 +2,22 @@
 // on this host (same origin, so ad blockers and CSP connect-src 'self' let them through) and this streams them
 // unchanged to the relay, which enforces its limits. In Kubernetes the ingress routes the path to the relay and
 // this is off. @fastify/reply-from over undici: bodies are piped as they arrive, never buffered here.
-import { PassThrough } from 'node:stream';
+import type { LingerLimits } from '@app/service-kit';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tunnelDestination } from './endpoints.ts';
+import { closeUnfinished, limitedBody, refuseOversized } from './tunnel-body.ts';
 
 export interface TunnelOptions {
   path: string;
   target: URL;
+  /** How an answer sent before the body all arrived lingers before the connection closes (the web's own). */
+  linger: LingerLimits;
 }
 
 /**
  * The relay's own defaults (MAX_BODY_BYTES, BODY_TIMEOUT_MS): a body the relay would take is never refused here.
- * A larger declared length is refused before connecting; a chunked body is cut by the relay.
+ * A larger declared length is refused before connecting; a chunked body is cut here when it passes it.
  */
 export const TUNNEL_BODY_LIMIT = 20 * 1024 * 1024;
 const TUNNEL_TIMEOUT_MS = 30_000;
@@ -40,22 +43,19 @@ export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions):
       undici: { connections: 16, headersTimeout: TUNNEL_TIMEOUT_MS, bodyTimeout: TUNNEL_TIMEOUT_MS },
       disableRequestLogging: true,
     });
-    // The request's stream is the body, piped to the relay. Through a PassThrough: when the send fails undici
-    // destroys the body it was given, which must not be the client's request (the 502 could not be answered).
+    // The request's stream is the body, piped to the relay through a stream of its own (tunnel-body.ts).
+    const oversized = new WeakSet<object>();
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_req, payload, done) => {
-      const body = new PassThrough();
-      payload.on('error', (error) => body.destroy(error)).pipe(body);
-      done(null, body);
+    scope.addContentTypeParser('*', (req, payload, done) => {
+      done(
+        null,
+        limitedBody(payload, TUNNEL_BODY_LIMIT, () => oversized.add(req.raw)),
+      );
     });
+    scope.addHook('onSend', closeUnfinished(options.linger));
 
     const forward = (path: string) => async (req: FastifyRequest, reply: FastifyReply) => {
-      if (Number(req.headers['content-length']) > TUNNEL_BODY_LIMIT) {
-        return reply
-          .code(413)
-          .type('text/plain; charset=utf-8')
-          .send(`the body exceeds the relay's ${TUNNEL_BODY_LIMIT} bytes`);
-      }
+      if (Number(req.headers['content-length']) > TUNNEL_BODY_LIMIT) return refuseOversized(reply, TUNNEL_BODY_LIMIT);
       // The request's query goes along (reply-from's default).
       return reply.from(path, {
         rewriteRequestHeaders: (request, headers) => ({
@@ -64,9 +64,12 @@ export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions):
         }),
         rewriteHeaders: (headers) => pick(headers, FORWARDED_RESPONSE_HEADERS),
         onError: (failed, { error }) => {
+          // A chunked body cut at the limit: undici gave up sending it, the relay is not at fault.
+          if (oversized.has(failed.request.raw)) {
+            refuseOversized(failed, TUNNEL_BODY_LIMIT);
+            return;
+          }
           failed.request.log.warn({ err: error, target: target.href }, 'tunnel target unreachable');
-          // The rest of an unsent body is discarded, and the connection closed after the answer.
-          if (!failed.request.raw.complete) failed.header('connection', 'close').request.raw.resume();
           failed.code(502).type('text/plain; charset=utf-8').send('telemetry relay unreachable');
         },
       });
