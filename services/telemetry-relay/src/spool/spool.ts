@@ -62,6 +62,12 @@ export interface SpoolOptions {
   maxAgeMs?: number;
 }
 
+/**
+ * How often the checkpointer thread copies the WAL into the database. Smaller, more frequent checkpoints cut the
+ * durable relay's quiet p99 by a third and sped a backlog's drain by half against 500 ms (decision 040).
+ */
+const CHECKPOINT_EVERY_MS = 150;
+
 /** Bodies larger than this are stored in their own files (see above for the measurement). */
 export const BODY_FILE_THRESHOLD = 64 * 1024;
 
@@ -148,7 +154,7 @@ export function openSpool(options: SpoolOptions): Spool {
   const wake = db.prepare(`UPDATE envelopes SET next_attempt_at = ? WHERE ${BACKING_OFF} AND next_attempt_at > ?`);
   const expireRows = db.prepare(`DELETE FROM envelopes WHERE accepted_at < ? ${removed}`);
   const oldest = db.prepare('SELECT accepted_at FROM envelopes ORDER BY id LIMIT 1');
-  const checkpointer = startCheckpointer(file, 500);
+  const checkpointer = startCheckpointer(file, CHECKPOINT_EVERY_MS);
 
   /** Runs a DELETE … RETURNING id, size, file, client; the caller unlinks `unlink` after the transaction commits. */
   const removeAll = (statement: StatementSync, arg: number, unlink: string[]): number => {
