@@ -48,7 +48,8 @@ export interface OpenLoopResult {
   kept: boolean;
 }
 
-const quantile = (sorted: readonly number[], q: number) =>
+/** The `q` quantile of ascending `sorted` (NaN when empty). */
+export const quantile = (sorted: readonly number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 
 // undici's defaults: a socket is reused until the server's `Keep-Alive: timeout=` hint less 2 s (its

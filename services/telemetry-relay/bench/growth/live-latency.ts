@@ -2,6 +2,7 @@
 // per answer): a p99 over a span, the p99 of each window of it (quiet latency is their median, their spread shown),
 // and the share of sends the generator itself made late, which voids a span's latency rather than counting as it.
 import { readFileSync } from 'node:fs';
+import { quantile } from '../open-loop.ts';
 
 export interface LiveSample {
   at: number;
@@ -22,10 +23,11 @@ export function readLive(file: string): LiveSample[] {
     });
 }
 
-const p99Of = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length * 0.99)] ?? Number.NaN;
-};
+const p99Of = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.99,
+  );
 
 export interface LiveSpan {
   /** The p99 over the whole span. */
