@@ -142,3 +142,49 @@ describe('a refusal before the body has arrived', () => {
     expect(exchange.error).toMatch(/ECONNRESET|EPIPE/);
   });
 });
+
+/** The head of a `method` request for `path` whose body is framed by Content-Length or sent chunked. */
+function bodyHead(relay: RunningRelay, method: string, path: string, framing: 'length' | 'chunked', bytes: number) {
+  const declared = framing === 'chunked' ? 'transfer-encoding: chunked' : `content-length: ${bytes}`;
+  return `${method} ${path} HTTP/1.1\r\nhost: ${new URL(relay.url).host}\r\n${declared}\r\n\r\n`;
+}
+
+/** `bytes` of body in chunks, each framed as a chunk when `framing` is chunked, with the last chunk after them. */
+function bodyChunks(framing: 'length' | 'chunked', bytes: number): Buffer[] {
+  if (framing === 'length') return chunksOf(bytes);
+  const framed = chunksOf(bytes).map((chunk) =>
+    Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+  );
+  return [...framed, Buffer.from('0\r\n\r\n')];
+}
+
+describe('a 405 for a wrong method carrying a body', () => {
+  it.each(['length', 'chunked'] as const)(
+    'lets a client still uploading (%s) read it, then closes',
+    async (framing) => {
+      const relay = await relayWith();
+      const path = new URL(relay.tunnel).pathname;
+      const exchange = await uploadThenRead(
+        portOf(relay),
+        bodyHead(relay, 'PUT', path, framing, 16 * MiB),
+        bodyChunks(framing, 16 * MiB),
+      );
+      expect(exchange.error).toBeUndefined();
+      expect(exchange.read).toMatch(/^HTTP\/1\.1 405 /);
+      expect(exchange.read).toMatch(/\r\nallow: POST\r\n/i);
+      expect(exchange.read).toMatch(/\r\nconnection: close\r\n/i);
+      expect(exchange.read).toContain('{"error":"method_not_allowed","detail":"send envelopes with POST"}');
+      await eventually(async () => (await lingersEnded(relay, 'client')) === 1, 3000, 'the linger to be counted');
+    },
+  );
+
+  it('does not linger after a GET, which has no body', async () => {
+    const relay = await relayWith();
+    const response = await fetch(relay.tunnel);
+    expect(response.status).toBe(405);
+    await response.arrayBuffer();
+    await eventually(async () => (await openConnections(relay)) <= 1, 3000, 'the GET connection to close');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const end of ['client', 'time', 'bytes'] as const) expect(await lingersEnded(relay, end)).toBe(0);
+  });
+});

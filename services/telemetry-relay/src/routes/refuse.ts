@@ -28,9 +28,23 @@ export function refuse(
     context.message,
   );
   req.resume();
-  if (req.complete) return { status: error.statusCode, headers: error.headers, body: bodyOf(error) };
-  lingerAfterAnswer(req.socket, context.linger, (end) => context.metrics.lingers.inc({ end }));
+  if (!lingerUnread(req, context.linger, context.metrics)) {
+    return { status: error.statusCode, headers: error.headers, body: bodyOf(error) };
+  }
   return { status: error.statusCode, headers: { ...error.headers, connection: 'close' }, body: bodyOf(error) };
+}
+
+/**
+ * When `req`'s body is still arriving, makes the close after its answer a lingering one, counted; the caller sends
+ * that answer with `Connection: close`. A request with neither Content-Length nor Transfer-Encoding has no body,
+ * though Node marks it complete only after the request handler's first turn.
+ */
+export function lingerUnread(req: IncomingMessage, linger: LingerLimits, metrics: RelayMetrics): boolean {
+  if (req.complete) return false;
+  const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
+  if (encoding === undefined && !(Number(length) > 0)) return false;
+  lingerAfterAnswer(req.socket, linger, (end) => metrics.lingers.inc({ end }));
+  return true;
 }
 
 const bodyOf = (error: RelayError) => JSON.stringify({ error: error.code, detail: error.message });
