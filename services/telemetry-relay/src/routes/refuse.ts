@@ -1,7 +1,7 @@
 // How a route answers with a refusal: status, headers and a JSON body saying what was wrong.
 import type { IncomingMessage } from 'node:http';
 import { type LingerLimits, lingerAfterAnswer } from '@app/service-kit';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { RelayError } from '../errors.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
 
@@ -45,6 +45,17 @@ export function lingerUnread(req: IncomingMessage, linger: LingerLimits, metrics
   if (encoding === undefined && !(Number(length) > 0)) return false;
   lingerAfterAnswer(req.socket, linger, (end) => metrics.lingers.inc({ end }));
   return true;
+}
+
+/**
+ * An onSend hook: a Fastify answer sent before its request's body arrived (a 404, the body parser's 413) ends the
+ * connection as a refusal does, instead of reading the body to its end (404) or resetting the client (413).
+ */
+export function lingerUnreadOnSend(linger: LingerLimits, metrics: RelayMetrics) {
+  return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
+    if (lingerUnread(request.raw, linger, metrics)) reply.header('connection', 'close');
+    done(null, payload);
+  };
 }
 
 const bodyOf = (error: RelayError) => JSON.stringify({ error: error.code, detail: error.message });
