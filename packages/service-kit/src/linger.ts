@@ -18,9 +18,10 @@ export const lingerLimits = (ms: number, maxBodyBytes: number): LingerLimits => 
 /**
  * Makes the close that follows this socket's `Connection: close` answer a lingering one. Node's server ends such a
  * socket with `destroySoon()`, which closes it as soon as the answer is out: a client still writing then meets a
- * reset, and Node's clients drop the answer they had not read yet.
+ * reset, and Node's clients drop the answer they had not read yet. `ended`, when given, is told how the linger ended
+ * (the relay counts it).
  */
-export function lingerAfterAnswer(socket: Socket, limits: LingerLimits, ended: (how: LingerEnd) => void): void {
+export function lingerAfterAnswer(socket: Socket, limits: LingerLimits, ended?: (how: LingerEnd) => void): void {
   if (limits.ms === 0 || socket.destroyed) return;
   socket.destroySoon = () => {
     let how: LingerEnd = 'client';
@@ -32,7 +33,7 @@ export function lingerAfterAnswer(socket: Socket, limits: LingerLimits, ended: (
     const timer = setTimeout(stop, limits.ms, 'time');
     socket.once('close', () => {
       clearTimeout(timer);
-      ended(how);
+      ended?.(how);
     });
     // Nothing read after the answer is a request: the server's parser no longer sees the bytes.
     socket.removeAllListeners('data');

@@ -1,6 +1,6 @@
 // The relay assembled from its configuration: front door, tunnel and CSP routes, spool, delivery and metrics.
 import { accessSync, constants } from 'node:fs';
-import { createFrontDoor, type ServiceApp } from '@app/service-kit';
+import { createFrontDoor, lingerLimits, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
 import { quote } from './errors.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
@@ -8,6 +8,7 @@ import { createMetrics } from './ops/metrics.ts';
 import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
+import { lingerUnreadOnSend } from './routes/refuse.ts';
 import { securityReports } from './routes/security-reports.ts';
 import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
 import { openSpool } from './spool/spool.ts';
@@ -159,6 +160,9 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
       .code(404)
       .send({ error: 'not_found', detail: `no route for ${req.method} ${quote(req.url.split('?')[0] ?? '', 64)}` }),
   );
+  // Node would read an unrouted body to its end (up to requestTimeout), Fastify reset a client sending one too large.
+  const linger = lingerLimits(config.limits.refusedBodyLingerMs, config.limits.maxBodyBytes);
+  app.addHook('onSend', lingerUnreadOnSend(linger, metrics));
 
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
   await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });

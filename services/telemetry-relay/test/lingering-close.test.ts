@@ -142,3 +142,93 @@ describe('a refusal before the body has arrived', () => {
     expect(exchange.error).toMatch(/ECONNRESET|EPIPE/);
   });
 });
+
+/** The head of a `method` request for `path` whose body is framed by Content-Length or sent chunked. */
+function bodyHead(
+  relay: RunningRelay,
+  method: string,
+  path: string,
+  framing: 'length' | 'chunked',
+  bytes: number,
+  headers: readonly string[] = [],
+) {
+  const declared = framing === 'chunked' ? 'transfer-encoding: chunked' : `content-length: ${bytes}`;
+  const lines = [`${method} ${path} HTTP/1.1`, `host: ${new URL(relay.url).host}`, declared, ...headers];
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** `bytes` of body in chunks, each framed as a chunk when `framing` is chunked, with the last chunk after them. */
+function bodyChunks(framing: 'length' | 'chunked', bytes: number): Buffer[] {
+  if (framing === 'length') return chunksOf(bytes);
+  const framed = chunksOf(bytes).map((chunk) =>
+    Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+  );
+  return [...framed, Buffer.from('0\r\n\r\n')];
+}
+
+describe('a 405 for a wrong method carrying a body', () => {
+  it.each(['length', 'chunked'] as const)(
+    'lets a client still uploading (%s) read it, then closes',
+    async (framing) => {
+      const relay = await relayWith();
+      const path = new URL(relay.tunnel).pathname;
+      const exchange = await uploadThenRead(
+        portOf(relay),
+        bodyHead(relay, 'PUT', path, framing, 16 * MiB),
+        bodyChunks(framing, 16 * MiB),
+      );
+      expect(exchange.error).toBeUndefined();
+      expect(exchange.read).toMatch(/^HTTP\/1\.1 405 /);
+      expect(exchange.read).toMatch(/\r\nallow: POST\r\n/i);
+      expect(exchange.read).toMatch(/\r\nconnection: close\r\n/i);
+      expect(exchange.read).toContain('{"error":"method_not_allowed","detail":"send envelopes with POST"}');
+      await eventually(async () => (await lingersEnded(relay, 'client')) === 1, 3000, 'the linger to be counted');
+    },
+  );
+
+  it('does not linger after a GET, which has no body', async () => {
+    const relay = await relayWith();
+    const response = await fetch(relay.tunnel);
+    expect(response.status).toBe(405);
+    await response.arrayBuffer();
+    await eventually(async () => (await openConnections(relay)) <= 1, 3000, 'the GET connection to close');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const end of ['client', 'time', 'bytes'] as const) expect(await lingersEnded(relay, end)).toBe(0);
+  });
+});
+
+describe("Fastify's answers before the body has arrived", () => {
+  it.each([
+    ['a 404 for an unknown path', 'POST', '/nope', [], 404],
+    [
+      'a 404 for another method on the CSP path',
+      'PUT',
+      '/monitoring/security',
+      ['content-type: application/csp-report'],
+      404,
+    ],
+    ["the JSON body parser's 413 on an unknown path", 'POST', '/nope', ['content-type: application/json'], 413],
+  ])('%s lets a client still uploading read it, then closes', async (_name, method, path, extra, status) => {
+    const relay = await relayWith();
+    const head = bodyHead(relay, method, path, 'length', 16 * MiB, extra);
+    const exchange = await uploadThenRead(portOf(relay), head, chunksOf(16 * MiB));
+    expect(exchange.error).toBeUndefined();
+    expect(exchange.read).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(exchange.read).toMatch(/\r\nconnection: close\r\n/i);
+    await eventually(async () => (await lingersEnded(relay, 'client')) === 1, 3000, 'the linger to be counted');
+  });
+
+  it('closes an unknown path whose body stops coming within REFUSED_BODY_LINGER_MS, not requestTimeout', async () => {
+    const relay = await relayWith({ REFUSED_BODY_LINGER_MS: '300' });
+    const socket = connect({ port: portOf(relay), host: '127.0.0.1', allowHalfOpen: true });
+    let read = '';
+    socket.on('data', (data: Buffer) => {
+      read += data.toString('latin1');
+    });
+    socket.write(bodyHead(relay, 'POST', '/nope', 'length', 16 * MiB) + 'a'.repeat(1024));
+    await eventually(() => read.includes('"error":"not_found"'), 3000, 'the 404');
+    await eventually(async () => (await openConnections(relay)) === 0, 3000, 'the relay to close the connection');
+    await eventually(async () => (await lingersEnded(relay, 'time')) === 1, 3000, 'the linger to be counted');
+    socket.destroy();
+  });
+});

@@ -314,6 +314,14 @@ describe('identity', () => {
     ['repeated headers', '10.0.0.2', ['198.51.100.66', '203.0.113.5'], 1, '203.0.113.5'],
     ['a client-written entry that is no address: the peer', '10.0.0.2', '<'.repeat(15_000), 3, '10.0.0.2'],
     ['an IPv6 address passes', '10.0.0.2', '2001:db8::1', 1, '2001:db8::1'],
+    [
+      'a client-written IPv6 address with a 15 000-character zone: the peer',
+      '10.0.0.2',
+      `fe80::1%${'z'.repeat(15_000)}`,
+      3,
+      '10.0.0.2',
+    ],
+    ['an IPv4-mapped address with a zone: the peer', '10.0.0.2', '::ffff:203.0.113.5%eth0', 1, '10.0.0.2'],
   ])('%s', (_name, peer, header, hops, expected) => {
     expect(clientAddress(peer, header, hops)).toBe(expected);
   });

@@ -49,7 +49,12 @@ export const FIELDS: readonly Field[] = [
     'identity, gzip, deflate, br or zstd, else 415 quoting ≤ 48 characters',
     'Sentry',
   ),
-  header('tunnel', 'x-forwarded-for', 'believed for TRUSTED_PROXY_HOPS hops, and only an IP address', NODE_HEADERS),
+  header(
+    'tunnel',
+    'x-forwarded-for',
+    'believed for TRUSTED_PROXY_HOPS hops, and only an IP address without a zone',
+    NODE_HEADERS,
+  ),
   header('tunnel', 'x-request-id', 'kept when it matches [\\w.:-]{1,128}, else replaced', 'service-kit'),
   header('tunnel', 'user-agent', COPIED, 'identity.ts'),
   header('tunnel', 'origin', COPIED, 'identity.ts'),

@@ -29,7 +29,8 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
       .filter((part) => part !== '');
     address = chain[Math.max(0, chain.length - trustedHops)] ?? peer;
     // Past the trusted hops the entry is the client's own text: only an IP address keys a share or goes upstream.
-    if (isIP(address) === 0 && isIP(address.replace(/^::ffff:/, '')) === 0) address = peer;
+    // isIP admits an IPv6 zone of any length (`fe80::1%` + 15 KiB): a zone means nothing off the proxy's host.
+    if (address.includes('%') || (isIP(address) === 0 && isIP(address.replace(/^::ffff:/, '')) === 0)) address = peer;
   }
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }

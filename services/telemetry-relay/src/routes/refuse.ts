@@ -1,7 +1,7 @@
 // How a route answers with a refusal: status, headers and a JSON body saying what was wrong.
 import type { IncomingMessage } from 'node:http';
 import { type LingerLimits, lingerAfterAnswer } from '@app/service-kit';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { RelayError } from '../errors.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
 
@@ -28,9 +28,34 @@ export function refuse(
     context.message,
   );
   req.resume();
-  if (req.complete) return { status: error.statusCode, headers: error.headers, body: bodyOf(error) };
-  lingerAfterAnswer(req.socket, context.linger, (end) => context.metrics.lingers.inc({ end }));
+  if (!lingerUnread(req, context.linger, context.metrics)) {
+    return { status: error.statusCode, headers: error.headers, body: bodyOf(error) };
+  }
   return { status: error.statusCode, headers: { ...error.headers, connection: 'close' }, body: bodyOf(error) };
+}
+
+/**
+ * When `req`'s body is still arriving, makes the close after its answer a lingering one, counted; the caller sends
+ * that answer with `Connection: close`. A request with neither Content-Length nor Transfer-Encoding has no body,
+ * though Node marks it complete only after the request handler's first turn.
+ */
+export function lingerUnread(req: IncomingMessage, linger: LingerLimits, metrics: RelayMetrics): boolean {
+  if (req.complete) return false;
+  const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
+  if (encoding === undefined && !(Number(length) > 0)) return false;
+  lingerAfterAnswer(req.socket, linger, (end) => metrics.lingers.inc({ end }));
+  return true;
+}
+
+/**
+ * An onSend hook: a Fastify answer sent before its request's body arrived (a 404, the body parser's 413) ends the
+ * connection as a refusal does, instead of reading the body to its end (404) or resetting the client (413).
+ */
+export function lingerUnreadOnSend(linger: LingerLimits, metrics: RelayMetrics) {
+  return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
+    if (lingerUnread(request.raw, linger, metrics)) reply.header('connection', 'close');
+    done(null, payload);
+  };
 }
 
 const bodyOf = (error: RelayError) => JSON.stringify({ error: error.code, detail: error.message });

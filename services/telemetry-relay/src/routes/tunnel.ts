@@ -15,7 +15,7 @@ import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
-import { refuse } from './refuse.ts';
+import { lingerUnread, refuse } from './refuse.ts';
 
 export interface TunnelOptions extends StageOptions {
   /** The memory budget, shared fairly between clients. */
@@ -84,6 +84,8 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     received.inc();
     if (req.method !== 'POST') {
       req.resume();
+      // A body on its way (a PUT of megabytes): the client reads the 405 before the connection ends.
+      lingerUnread(req, linger, metrics);
       send(req, res, 405, '{"error":"method_not_allowed","detail":"send envelopes with POST"}', { allow: 'POST' });
       return;
     }

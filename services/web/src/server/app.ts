@@ -84,7 +84,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   // Failures outside the page handler (a bug in this service): the same screen and digest, nothing internal.
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
     // A body refused before it all arrived (413) closes the connection: lingering, so the client reads the answer.
-    if (!req.raw.complete) lingerAfterAnswer(req.raw.socket, REFUSED_BODY_LINGER, () => {});
+    if (!req.raw.complete) lingerAfterAnswer(req.raw.socket, REFUSED_BODY_LINGER);
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status < 500) return reply.code(status).send(error);
     return answerServerFailure(error, status, req, reply);

@@ -37,7 +37,7 @@ export function closeUnfinished(linger: LingerLimits) {
   return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
     if (!request.raw.complete) {
       reply.header('connection', 'close');
-      lingerAfterAnswer(request.raw.socket, linger, () => {});
+      lingerAfterAnswer(request.raw.socket, linger);
     }
     done(null, payload);
   };
