@@ -1,10 +1,19 @@
 // A failure of the relay itself (a bug), on the tunnel and on a Fastify route: a 500 saying nothing internal, one
 // error line with the request id and the error, and the count in relay_envelopes_rejected_total{reason="internal"}.
-// The fault is injected through JSON.parse, which both routes call on what the client sent.
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
+// A client still uploading reads the 500. The fault is injected through JSON.parse, called on what the client sent.
+import { type CaptureServer, chunksOf, startCaptureServer, uploadThenRead } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
-import { closeAfterTest, closeOpened, post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import {
+  closeAfterTest,
+  closeOpened,
+  eventually,
+  post,
+  type RunningRelay,
+  removeTempDirs,
+  startRelay,
+} from './helpers.ts';
 
+const MiB = 1024 * 1024;
 /** JSON.parse as it is before a test injects its fault, for the test's own parsing. */
 const parseJson = JSON.parse;
 /** A text naming this is parsed into a value that throws when the relay reads it, as a bug in the relay would. */
@@ -55,10 +64,13 @@ async function loggedRelay(): Promise<{ relay: RunningRelay; lines: LogLine[] }>
   return { relay, lines };
 }
 
-async function internalErrors(relay: RunningRelay): Promise<number> {
+/** A series' value on the relay's /metrics (0 when absent), e.g. `relay_refusal_lingers_total{end="client"}`. */
+async function counted(relay: RunningRelay, series: string): Promise<number> {
   const text = await (await fetch(`${relay.url}/metrics`)).text();
-  return Number(text.match(/relay_envelopes_rejected_total\{reason="internal"\} (\d+)/)?.[1] ?? 0);
+  const line = text.split('\n').find((entry) => entry.startsWith(`${series} `));
+  return Number(line?.slice(series.length + 1) ?? 0);
 }
+const INTERNAL = 'relay_envelopes_rejected_total{reason="internal"}';
 
 /** The request's lines: exactly one, at error level, with the error. */
 function expectOneErrorLine(lines: LogLine[], requestId: string | null | undefined, msg: string): void {
@@ -72,7 +84,7 @@ function expectOneErrorLine(lines: LogLine[], requestId: string | null | undefin
 describe('a failure of the relay itself', () => {
   it('on the CSP route: a 500 saying nothing internal, one error line with the request id, counted', async () => {
     const { relay, lines } = await loggedRelay();
-    expect(await internalErrors(relay)).toBe(0);
+    expect(await counted(relay, INTERNAL)).toBe(0);
     injectFault([], 'filter');
     const response = await post(
       `${relay.url}/monitoring/security?${new URLSearchParams({ dsn })}`,
@@ -85,7 +97,7 @@ describe('a failure of the relay itself', () => {
     expect(response.headers.get('retry-after')).toBeNull();
     expectOneErrorLine(lines, response.headers.get('x-request-id'), 'request failed');
     expect(lines.find((line) => line.level === 50)).toMatchObject({ route: '/monitoring/security' });
-    expect(await internalErrors(relay)).toBe(1);
+    expect(await counted(relay, INTERNAL)).toBe(1);
   });
 
   it('on the tunnel: the same line and counter', async () => {
@@ -96,6 +108,22 @@ describe('a failure of the relay itself', () => {
     expect(response.status).toBe(500);
     expect(response.json).toEqual({ error: 'internal', detail: 'the relay failed to handle this envelope' });
     expectOneErrorLine(lines, response.headers.get('x-request-id'), 'tunnel request failed');
-    expect(await internalErrors(relay)).toBe(1);
+    expect(await counted(relay, INTERNAL)).toBe(1);
+  });
+
+  it('on the tunnel, before the body has arrived: a client still uploading reads the 500, then the relay closes', async () => {
+    const { relay } = await loggedRelay();
+    injectFault({}, 'dsn');
+    const line = `{"dsn":"${dsn}","${FAULT}":1}\n{"type":"attachment","length":${16 * MiB}}\n`;
+    const url = new URL(relay.tunnel);
+    const head = `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: ${line.length + 16 * MiB}\r\n\r\n`;
+    const exchange = await uploadThenRead(Number(url.port), head + line, chunksOf(16 * MiB));
+    fault?.mockRestore();
+    expect(exchange.error).toBeUndefined();
+    expect(exchange.read).toMatch(/^HTTP\/1\.1 500 /);
+    expect(exchange.read).toMatch(/\r\nconnection: close\r\n/i);
+    expect(exchange.read).toContain('"error":"internal"');
+    const lingered = 'relay_refusal_lingers_total{end="client"}';
+    await eventually(async () => (await counted(relay, lingered)) === 1, 3000, 'the linger to be counted');
   });
 });
