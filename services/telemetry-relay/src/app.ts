@@ -8,7 +8,7 @@ import { createMetrics } from './ops/metrics.ts';
 import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
-import { lingerUnreadOnSend } from './routes/refuse.ts';
+import { lingerUnread, lingerUnreadOnSend } from './routes/refuse.ts';
 import { securityReports } from './routes/security-reports.ts';
 import { answerServerErrors } from './routes/server-errors.ts';
 import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
@@ -170,6 +170,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Node would read an unrouted body to its end (up to requestTimeout), Fastify reset a client sending one too large.
   const linger = lingerLimits(config.limits.refusedBodyLingerMs, config.limits.maxBodyBytes);
   app.addHook('onSend', lingerUnreadOnSend(linger, metrics));
+  // While closing, Fastify answers 503 before any hook runs: a body still arriving is read and dropped the same way.
+  door.addLane('closing', (req) => {
+    if (closing) lingerUnread(req, linger, metrics);
+    return false;
+  });
   // skipRequestLog above turns Fastify's error lines off too: a route's 500 is logged and counted here.
   app.setErrorHandler(answerServerErrors(metrics));
 
