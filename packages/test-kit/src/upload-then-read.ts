@@ -11,9 +11,16 @@ export interface UploadExchange {
   written: number;
 }
 
-/** Writes `head`, then `chunks` one by one without reading, then ends and reads until the connection closes. */
-export async function uploadThenRead(port: number, head: string, chunks: readonly Buffer[]): Promise<UploadExchange> {
-  const socket: Socket = connect(port, '127.0.0.1');
+/**
+ * Writes `head`, then `chunks` one by one without reading, then ends and reads until the connection closes. `to` is
+ * a loopback port, or a socket already connected there (a request begun on it before).
+ */
+export async function uploadThenRead(
+  to: number | Socket,
+  head: string,
+  chunks: readonly Buffer[],
+): Promise<UploadExchange> {
+  const socket: Socket = typeof to === 'number' ? connect(to, '127.0.0.1') : to;
   socket.pause();
   const exchange: UploadExchange = { read: '', written: 0 };
   socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -21,7 +28,7 @@ export async function uploadThenRead(port: number, head: string, chunks: readonl
   });
   // Not events.once: it would reject on the socket's error, which some tests expect.
   const closed = new Promise((resolve) => socket.once('close', resolve));
-  await new Promise((resolve) => socket.once('connect', resolve));
+  if (socket.connecting) await new Promise((resolve) => socket.once('connect', resolve));
   socket.write(head);
   for (const chunk of chunks) {
     if (socket.destroyed) break;

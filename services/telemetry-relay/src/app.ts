@@ -8,8 +8,9 @@ import { createMetrics } from './ops/metrics.ts';
 import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
-import { lingerUnreadOnSend } from './routes/refuse.ts';
+import { lingerUnread, lingerUnreadOnSend } from './routes/refuse.ts';
 import { securityReports } from './routes/security-reports.ts';
+import { answerServerErrors } from './routes/server-errors.ts';
 import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
 import { openSpool } from './spool/spool.ts';
 import type { Target } from './types.ts';
@@ -17,14 +18,20 @@ import { createDelivery } from './upstream/delivery.ts';
 import { createDestinationCheck } from './upstream/destinations.ts';
 import { createForwarder } from './upstream/forward.ts';
 
+export interface BuildOptions {
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): unknown };
+}
+
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
-export async function buildApp(config: Config): Promise<ServiceApp> {
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<ServiceApp> {
   // The tunnel path is served ahead of Fastify by a plain node:http handler, a lane of the front door
   // (routes/tunnel.ts says why); every other route (health, readiness, metrics) goes through Fastify.
   const door = await createFrontDoor('telemetry-relay', config.server, {
     // Fastify's request lines quote the URL and Host, up to Node's 16 KiB header limit: the routes log their own
     // lines instead, sampled and without client text (issue 24).
     skipRequestLog: () => true,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     trustedProxyHops: config.trustedProxyHops,
     connections: config.connections,
     metricsPort: config.metricsPort,
@@ -163,6 +170,13 @@ export async function buildApp(config: Config): Promise<ServiceApp> {
   // Node would read an unrouted body to its end (up to requestTimeout), Fastify reset a client sending one too large.
   const linger = lingerLimits(config.limits.refusedBodyLingerMs, config.limits.maxBodyBytes);
   app.addHook('onSend', lingerUnreadOnSend(linger, metrics));
+  // While closing, Fastify answers 503 before any hook runs: a body still arriving is read and dropped the same way.
+  door.addLane('closing', (req) => {
+    if (closing) lingerUnread(req, linger, metrics);
+    return false;
+  });
+  // skipRequestLog above turns Fastify's error lines off too: a route's 500 is logged and counted here.
+  app.setErrorHandler(answerServerErrors(metrics));
 
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
   await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });

@@ -108,10 +108,13 @@ export interface RunningRelay {
 }
 
 /** The relay in this process on a loopback port (buildApp + listen), for tests that need real HTTP. */
-export async function startRelay(env: Record<string, string>): Promise<RunningRelay> {
+export async function startRelay(
+  env: Record<string, string>,
+  build: import('../src/app.ts').BuildOptions = {},
+): Promise<RunningRelay> {
   const { buildApp } = await import('../src/app.ts');
   const config = testConfig(env);
-  const { app, readiness } = await buildApp(config);
+  const { app, readiness } = await buildApp(config, build);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

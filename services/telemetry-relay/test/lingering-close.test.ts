@@ -232,3 +232,30 @@ describe("Fastify's answers before the body has arrived", () => {
     socket.destroy();
   });
 });
+
+describe("Fastify's 503 while the relay closes", () => {
+  it('lets a client still uploading a CSP report read it', async () => {
+    const relay = await relayWith();
+    const head = bodyHead(
+      relay,
+      'POST',
+      `/monitoring/security?dsn=${encodeURIComponent(allowed)}`,
+      'length',
+      16 * MiB,
+      ['content-type: application/csp-report'],
+    );
+    const socket = connect(portOf(relay), '127.0.0.1');
+    await once(socket, 'connect');
+    // A request begun before the close: its connection is not idle, so the close waits for it.
+    socket.write(head.slice(0, 4));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = relay.app.close();
+    await eventually(() => !relay.app.server.listening, 3000, 'the listener to close');
+    const exchange = await uploadThenRead(socket, head.slice(4), chunksOf(16 * MiB));
+    await closed;
+    expect(exchange.error).toBeUndefined();
+    expect(exchange.read).toMatch(/^HTTP\/1\.1 503 /);
+    expect(exchange.read).toContain('"error":"Service Unavailable"');
+    expect(exchange.read).toMatch(/\r\nconnection: close\r\n/i);
+  });
+});

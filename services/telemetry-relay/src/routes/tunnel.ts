@@ -125,6 +125,9 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
       }
       metrics.rejected.inc({ reason: 'internal' });
       log.error({ requestId, err: error }, 'tunnel request failed');
+      // Failed before the body ended (send closes): a client still uploading reads the 500, as a refusal.
+      req.resume();
+      lingerUnread(req, linger, metrics);
       // No Retry-After on a 5xx: the SDK would stop sending everything for that long.
       send(req, res, 500, '{"error":"internal","detail":"the relay failed to handle this envelope"}');
     };
