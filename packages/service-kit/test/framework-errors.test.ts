@@ -1,8 +1,8 @@
 // The router's refusals (a path that does not decode, a too long parameter) over loopback: the path quoted to a
 // bound, the request id, Connection: close while draining, and a lingering close for a body still arriving.
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chunksOf, uploadThenRead } from '@app/test-kit';
+import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createServiceApp,
@@ -35,21 +35,7 @@ async function listening(options: ServiceAppOptions = {}): Promise<number> {
   return (service.app.server.address() as AddressInfo).port;
 }
 
-/** GET `path` as written (no normalisation), the answer's status, headers and body. */
-function get(port: number, path: string) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path, agent }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
+const get = (port: number, path: string) => getAsWritten(`http://127.0.0.1:${port}${path}`, agent);
 
 const badPath = `/%zz${'a'.repeat(15_000)}`;
 

@@ -1,7 +1,6 @@
 // A path that does not decode (Fastify's router refuses it before any hook): a 400 quoting at most 64 characters of
 // it, in the answer and the one log line, with the request id; a client still uploading reads it, the linger counted.
-import { request } from 'node:http';
-import { chunksOf, uploadThenRead } from '@app/test-kit';
+import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeAfterTest, closeOpened, eventually, removeTempDirs, startRelay } from './helpers.ts';
 
@@ -9,22 +8,6 @@ const MiB = 1024 * 1024;
 const env = { ALLOWED_DSNS: 'http://abc@127.0.0.1:9/42', UPSTREAM_URL: 'http://127.0.0.1:9/', LOG_LEVEL: 'info' };
 afterEach(closeOpened);
 afterAll(removeTempDirs);
-
-/** A GET of `path` as written (fetch would normalise it): status, headers and body. */
-function get(url: string, path: string) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    request(`${url}${path}`, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 describe('a path that does not decode', () => {
   it.each([
@@ -34,7 +17,7 @@ describe('a path that does not decode', () => {
     const lines: Array<Record<string, unknown>> = [];
     const logStream = { write: (line: string) => lines.push(JSON.parse(line)) };
     const relay = closeAfterTest(await startRelay(env, { logStream }));
-    const answer = await get(relay.url, path);
+    const answer = await getAsWritten(`${relay.url}${path}`);
     expect(answer.status).toBe(400);
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.body.length).toBeLessThan(400);
