@@ -56,6 +56,7 @@ describe.each(overlays)('alerts, overlay %s', (overlay) => {
         'TelemetryRelaySpoolOld',
         'TelemetryRelayUpstreamErrors',
         'TelemetryRelayRejectedSpike',
+        'TelemetryRelayInternalErrors',
         'TelemetryRelayScrapeMissing',
         'WebHigh5xxRate',
         'WebHighLatency',

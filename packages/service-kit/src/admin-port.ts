@@ -34,7 +34,35 @@ const { port, host, beat, maxStallMs } = workerData;
 const lastBeat = new BigInt64Array(beat);
 const waiting = new Map();
 let nextId = 0;
-const send = (res, status, headers, body) => res.writeHead(status, { 'cache-control': 'no-store', ...headers }).end(body);
+// Only the kubelet and Prometheus come here, without a body: an answer to a request that has one (a 405 for a
+// POST, say) closes the connection, lingering LINGER_MS and LINGER_BYTES at most so the client reads it
+// (service-kit's linger.ts, which this eval'd source cannot import), instead of reading the body to its end.
+const LINGER_MS = 2000;
+const LINGER_BYTES = 1024 * 1024;
+const hasUnreadBody = (req) =>
+  !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0);
+function lingerAfterAnswer(socket) {
+  socket.destroySoon = () => {
+    const from = socket.bytesRead;
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once('close', () => clearTimeout(timer));
+    socket.removeAllListeners('data');
+    socket.on('data', () => {
+      if (socket.bytesRead - from > LINGER_BYTES) socket.destroy();
+    });
+    socket.resume();
+    socket.end();
+  };
+}
+const send = (res, status, headers, body) => {
+  const closing = res.req && hasUnreadBody(res.req);
+  if (closing) {
+    res.req.resume();
+    lingerAfterAnswer(res.req.socket);
+  }
+  const own = closing ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
+  res.writeHead(status, { ...own, ...headers }).end(body);
+};
 const json = (res, status, body) => send(res, status, { 'content-type': 'application/json' }, JSON.stringify(body));
 const server = createServer((req, res) => {
   const path = (req.url || '/').split('?', 1)[0];

@@ -13,6 +13,7 @@ export {
   type ServerConfig,
 } from './env.ts';
 export { exitOnConfigError } from './exit-on-config-error.ts';
+export { hasUnreadBody, type RefusedBodyLinger } from './framework-errors.ts';
 export { createFrontDoor, type FrontDoor, type FrontDoorOptions, type Lane } from './front-door.ts';
 export { createReadiness, healthRoutes, type Readiness, readinessReport } from './health.ts';
 export { type RunningService, runService } from './lifecycle.ts';

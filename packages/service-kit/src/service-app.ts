@@ -1,6 +1,7 @@
 // The Fastify instance every service starts from, so request ids, logs and health routes are the same in each.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ServerConfig } from './env.ts';
+import { answerFrameworkErrors, type RefusedBodyLinger } from './framework-errors.ts';
 import { createReadiness, healthRoutes, type Readiness } from './health.ts';
 import { type LoggingOptions, loggingOptions } from './logging.ts';
 
@@ -13,6 +14,8 @@ export type ServiceAppOptions = LoggingOptions & {
   fastify?: Omit<FastifyServerOptions, 'logger' | 'genReqId' | 'logController'>;
   /** /readyz here says ready or not, without the reasons (an admin port has them). */
   briefReadiness?: boolean;
+  /** A router refusal (bad URL) sent before its body arrived closes lingering within these limits, else keeps alive. */
+  refusedBodyLinger?: RefusedBodyLinger;
 };
 
 /**
@@ -25,7 +28,12 @@ export async function createServiceApp(
   options: ServiceAppOptions = {},
 ): Promise<ServiceApp> {
   const readiness = createReadiness();
-  const app = Fastify({ ...options.fastify, ...loggingOptions(service, config, options) });
+  const app = Fastify({
+    // The router's refusals skip every hook and quote the whole path: answered bounded (framework-errors.ts).
+    frameworkErrors: answerFrameworkErrors(readiness, options.refusedBodyLinger),
+    ...options.fastify,
+    ...loggingOptions(service, config, options),
+  });
   // Hooks that call back rather than async ones: no promise and microtask per request for a header.
   app.addHook('onRequest', function echoRequestId(req, reply, done) {
     reply.header('x-request-id', req.id);

@@ -1,8 +1,9 @@
 // The admin port: /metrics, /healthz and /readyz beside the main port, and liveness answered from a worker thread
 // while the main event loop is blocked.
+import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { type ServiceProcess, spawnService } from '@app/test-kit';
+import { chunksOf, type ServiceProcess, spawnService, uploadThenRead } from '@app/test-kit';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceApp, readEnv, readServerConfig, type ServiceApp, serveAdminPort } from '../src/index.ts';
@@ -55,6 +56,61 @@ describe('serveAdminPort', () => {
     await service?.app.close();
     service = undefined;
     await expect(fetch(`${admin}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('the admin port answering a request that carries a body', () => {
+  const MiB = 1024 * 1024;
+  const head = (line: string, bytes: number) =>
+    `${line} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${bytes}\r\n\r\n`;
+
+  it.each([
+    ['a 405 for a POST', 'POST /metrics', 405],
+    ['a 404 for an unknown path', 'GET /nope', 404],
+    ['a 200', 'GET /healthz', 200],
+  ])('%s: closes the connection, and the client still uploading reads it', async (_name, line, status) => {
+    const { admin } = await withAdminPort();
+    const exchange = await uploadThenRead(Number(new URL(admin).port), head(line, MiB), chunksOf(MiB));
+    expect(exchange.error).toBeUndefined();
+    expect(exchange.read).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(exchange.read).toMatch(/\r\nconnection: close\r\n/i);
+  });
+
+  it('reads at most 1 MiB after the answer, then resets the client', async () => {
+    const { admin } = await withAdminPort();
+    const exchange = await uploadThenRead(
+      Number(new URL(admin).port),
+      head('POST /metrics', 64 * MiB),
+      chunksOf(64 * MiB),
+    );
+    expect(exchange.error).toMatch(/ECONNRESET|EPIPE/);
+    expect(exchange.written).toBeLessThan(32 * MiB);
+  });
+
+  it('stops reading a slow upload 2 s after the answer, not at requestTimeout', async () => {
+    const { admin } = await withAdminPort();
+    // Half-open allowed: the client keeps sending after the answer's FIN, as an uploader would.
+    const socket = connect({ port: Number(new URL(admin).port), host: '127.0.0.1', allowHalfOpen: true });
+    let read = '';
+    socket.on('data', (data: Buffer) => {
+      read += data.toString('latin1');
+    });
+    socket.on('error', () => {});
+    const started = performance.now();
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
+    socket.write(head('POST /metrics', 16 * MiB));
+    const dribble = setInterval(() => socket.writable && socket.write('a'.repeat(1024)), 100);
+    const afterMs = await Promise.race([closed, delay(6_000).then(() => Number.POSITIVE_INFINITY)]);
+    clearInterval(dribble);
+    socket.destroy();
+    expect(read).toMatch(/^HTTP\/1\.1 405 /);
+    expect(afterMs).toBeGreaterThan(1_500);
+    expect(afterMs).toBeLessThan(4_000);
+  });
+
+  it('keeps a bodyless GET alive', async () => {
+    const { admin } = await withAdminPort();
+    expect((await fetch(`${admin}/healthz`)).headers.get('connection')).toBe('keep-alive');
   });
 });
 

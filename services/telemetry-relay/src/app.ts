@@ -27,6 +27,8 @@ export interface BuildOptions {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<ServiceApp> {
   // The tunnel path is served ahead of Fastify by a plain node:http handler, a lane of the front door
   // (routes/tunnel.ts says why); every other route (health, readiness, metrics) goes through Fastify.
+  // Node would read an unrouted body to its end (up to requestTimeout), Fastify reset a client sending one too large.
+  const linger = lingerLimits(config.limits.refusedBodyLingerMs, config.limits.maxBodyBytes);
   const door = await createFrontDoor('telemetry-relay', config.server, {
     // Fastify's request lines quote the URL and Host, up to Node's 16 KiB header limit: the routes log their own
     // lines instead, sampled and without client text (issue 24).
@@ -36,6 +38,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connections: config.connections,
     metricsPort: config.metricsPort,
     fastify: { return503OnClosing: true },
+    // A bad URL's 400 (service-kit's framework-errors.ts), counted as the other lingers once metrics exist.
+    refusedBodyLinger: { limits: linger, ended: (end) => metrics.lingers.inc({ end }) },
   });
   const { app, readiness } = door;
   // Every answer is JSON or text: no browser may read one as anything else.
@@ -167,8 +171,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       .code(404)
       .send({ error: 'not_found', detail: `no route for ${req.method} ${quote(req.url.split('?')[0] ?? '', 64)}` }),
   );
-  // Node would read an unrouted body to its end (up to requestTimeout), Fastify reset a client sending one too large.
-  const linger = lingerLimits(config.limits.refusedBodyLingerMs, config.limits.maxBodyBytes);
   app.addHook('onSend', lingerUnreadOnSend(linger, metrics));
   // While closing, Fastify answers 503 before any hook runs: a body still arriving is read and dropped the same way.
   door.addLane('closing', (req) => {

@@ -1,7 +1,7 @@
-// A form body refused before it all arrived (413, Fastify closes the connection): a client still uploading reads
-// the answer, not a reset (service-kit's lingering close, decision 039).
+// Answers sent before the request's body arrived: a form body over its limit (413) and a path that does not decode
+// (the router's 400, quoting 64 characters of it); a client still uploading reads them, not a reset (decision 039).
 import type { AddressInfo } from 'node:net';
-import { chunksOf, uploadThenRead } from '@app/test-kit';
+import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebApp } from '../src/server/app.ts';
 import { testApp } from './helpers.ts';
@@ -27,5 +27,28 @@ describe('a form body over the 64 KiB limit', () => {
     expect(exchange.error).toBeUndefined();
     expect(exchange.written).toBe(16 * MiB);
     expect(exchange.read).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});
+
+describe('a path that does not decode', () => {
+  it.each([`/%zz${'a'.repeat(15_000)}`, `/catalog/%C0%AF${'b'.repeat(15_000)}`])(
+    'is a 400 quoting 64 characters of it (%#)',
+    async (path) => {
+      const answer = await getAsWritten(`http://127.0.0.1:${port}${path}`);
+      expect(answer.status).toBe(400);
+      expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(answer.body.length).toBeLessThan(400);
+      const { code, message } = JSON.parse(answer.body);
+      expect(code).toBe('FST_ERR_BAD_URL');
+      expect(message).toContain(`${JSON.stringify(path.slice(0, 64))}… (${path.length} characters) is not a valid URL`);
+    },
+  );
+
+  it('lets a client still uploading read the 400, then closes', async () => {
+    const head = `POST /%zz HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${16 * MiB}\r\n\r\n`;
+    const exchange = await uploadThenRead(port, head, chunksOf(16 * MiB));
+    expect(exchange.error).toBeUndefined();
+    expect(exchange.read).toMatch(/^HTTP\/1\.1 400 /);
+    expect(exchange.read).toMatch(/\r\nconnection: close\r\n/i);
   });
 });

@@ -1,6 +1,6 @@
 // How a route answers with a refusal: status, headers and a JSON body saying what was wrong.
 import type { IncomingMessage } from 'node:http';
-import { type LingerLimits, lingerAfterAnswer } from '@app/service-kit';
+import { hasUnreadBody, type LingerLimits, lingerAfterAnswer } from '@app/service-kit';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { RelayError } from '../errors.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
@@ -36,13 +36,10 @@ export function refuse(
 
 /**
  * When `req`'s body is still arriving, makes the close after its answer a lingering one, counted; the caller sends
- * that answer with `Connection: close`. A request with neither Content-Length nor Transfer-Encoding has no body,
- * though Node marks it complete only after the request handler's first turn.
+ * that answer with `Connection: close` (service-kit's hasUnreadBody says when).
  */
 export function lingerUnread(req: IncomingMessage, linger: LingerLimits, metrics: RelayMetrics): boolean {
-  if (req.complete) return false;
-  const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
-  if (encoding === undefined && !(Number(length) > 0)) return false;
+  if (!hasUnreadBody(req)) return false;
   lingerAfterAnswer(req.socket, linger, (end) => metrics.lingers.inc({ end }));
   return true;
 }

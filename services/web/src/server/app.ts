@@ -60,6 +60,8 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     ...(options.logStream ? { logStream: options.logStream } : {}),
     connections: config.connections,
     metricsPort: config.metricsPort,
+    // A bad URL's 400 (service-kit's framework-errors.ts) sent before a body arrived.
+    refusedBodyLinger: { limits: REFUSED_BODY_LINGER },
     ...(options.wrapFastify ? { wrapFastify: options.wrapFastify } : {}),
     fastify: {
       trustProxy,
