@@ -81,7 +81,8 @@ ENV MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 RELEASE=${RELEASE} REVISION
     PORT=3001 SPOOL_DIR=/var/lib/telemetry-relay/spool
 WORKDIR /app/services/telemetry-relay
 EXPOSE 3001 9464
-ENTRYPOINT ["/usr/local/bin/node", "--max-semi-space-size=8", "--max-old-space-size-percentage=30"]
+# Two V8 helper threads, not four: on the pod's one CPU they competed with the main thread for it (decision 043).
+ENTRYPOINT ["/usr/local/bin/node", "--max-semi-space-size=8", "--max-old-space-size-percentage=30", "--v8-pool-size=2"]
 CMD ["src/main.ts"]
 
 # === web =========================================================================================================

@@ -22,10 +22,11 @@ export interface PeerSpec {
 
 /**
  * What the relay runs with (Dockerfile, bench/run.ts): 8 MiB semi-spaces, where V8 on a large host picks 32 MiB for a
- * process without the flag, so the plain peers scavenge about a quarter as often (docs/decisions/038).
+ * process without the flag, so the plain peers scavenge about a quarter as often (docs/decisions/038); two V8 helper
+ * threads instead of four (decision 043).
  */
 export const RELAY_RUNTIME_ENV = {
-  NODE_OPTIONS: '--max-semi-space-size=8',
+  NODE_OPTIONS: '--max-semi-space-size=8 --v8-pool-size=2',
   MALLOC_ARENA_MAX: '1',
   MALLOC_MMAP_THRESHOLD_: '262144',
 };
