@@ -13,10 +13,18 @@ export {
   type ServerConfig,
 } from './env.ts';
 export { exitOnConfigError } from './exit-on-config-error.ts';
-export { hasUnreadBody, type RefusedBodyLinger } from './framework-errors.ts';
+export type { RefusedBodyLinger } from './framework-errors.ts';
 export { createFrontDoor, type FrontDoor, type FrontDoorOptions, type Lane } from './front-door.ts';
 export { createReadiness, healthRoutes, type Readiness, readinessReport } from './health.ts';
 export { type RunningService, runService } from './lifecycle.ts';
-export { type LingerEnd, type LingerLimits, lingerAfterAnswer, lingerLimits } from './linger.ts';
+export {
+  closeUnfinishedOnSend,
+  type LingerEnd,
+  type LingerLimits,
+  lingerAfterAnswer,
+  lingerLimits,
+  lingerWhileUnread,
+} from './linger.ts';
 export { type LoggingOptions, loggingOptions, requestIdFrom } from './logging.ts';
+export { quoteBounded } from './quote.ts';
 export { createServiceApp, type ServiceApp, type ServiceAppOptions } from './service-app.ts';

@@ -1,6 +1,8 @@
 // A lingering close for an answer sent before its request's body arrived: the client still sending reads the
 // answer instead of a reset, within a bounded time and byte count (docs/decisions/039-lingering-close.md).
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface LingerLimits {
   /** Longest the service reads and drops what the client still sends (0: close at once). */
@@ -42,5 +44,37 @@ export function lingerAfterAnswer(socket: Socket, limits: LingerLimits, ended?: 
     });
     socket.resume();
     socket.end();
+  };
+}
+
+/** True when `req` declared a body that has not all arrived (Node marks a bodyless request complete only later). */
+export function hasUnreadBody(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
+  return encoding !== undefined || Number(length) > 0;
+}
+
+/**
+ * When `req`'s body is still arriving, makes the close after its answer a lingering one and returns true: the caller
+ * then sends that answer with `Connection: close`.
+ */
+export function lingerWhileUnread(
+  req: IncomingMessage,
+  limits: LingerLimits,
+  ended?: (how: LingerEnd) => void,
+): boolean {
+  if (!hasUnreadBody(req)) return false;
+  lingerAfterAnswer(req.socket, limits, ended);
+  return true;
+}
+
+/**
+ * An onSend hook: an answer sent before its request's body arrived (a 404, a body parser's 413, a proxy's refusal)
+ * ends the connection lingering, instead of reading the body to its end or resetting the client.
+ */
+export function closeUnfinishedOnSend(limits: LingerLimits, ended?: (how: LingerEnd) => void) {
+  return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
+    if (lingerWhileUnread(request.raw, limits, ended)) reply.header('connection', 'close');
+    done(null, payload);
   };
 }

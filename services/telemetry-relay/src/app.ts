@@ -1,6 +1,6 @@
 // The relay assembled from its configuration: front door, tunnel and CSP routes, spool, delivery and metrics.
 import { accessSync, constants } from 'node:fs';
-import { createFrontDoor, lingerLimits, type ServiceApp } from '@app/service-kit';
+import { closeUnfinishedOnSend, createFrontDoor, lingerLimits, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
 import { quote } from './errors.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
@@ -8,7 +8,7 @@ import { createMetrics } from './ops/metrics.ts';
 import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
-import { lingerUnread, lingerUnreadOnSend } from './routes/refuse.ts';
+import { lingerUnread } from './routes/refuse.ts';
 import { securityReports } from './routes/security-reports.ts';
 import { answerServerErrors } from './routes/server-errors.ts';
 import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
@@ -171,7 +171,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       .code(404)
       .send({ error: 'not_found', detail: `no route for ${req.method} ${quote(req.url.split('?')[0] ?? '', 64)}` }),
   );
-  app.addHook('onSend', lingerUnreadOnSend(linger, metrics));
+  // A Fastify answer sent before its body arrived (a 404, the body parser's 413) ends the connection as a refusal does.
+  app.addHook(
+    'onSend',
+    closeUnfinishedOnSend(linger, (end) => metrics.lingers.inc({ end })),
+  );
   // While closing, Fastify answers 503 before any hook runs: a body still arriving is read and dropped the same way.
   door.addLane('closing', (req) => {
     if (closing) lingerUnread(req, linger, metrics);

@@ -1,4 +1,5 @@
 // Why the relay refuses an envelope: one error type carrying the status, the client's reason and a bounded detail.
+import { quoteBounded } from '@app/service-kit';
 
 /** Why an envelope was refused; `code` is the `error` field of the JSON answer and the metrics' `reason` label. */
 export type RejectCode =
@@ -45,12 +46,9 @@ export const MAX_DETAIL_CHARS = 1024;
 
 /**
  * Client text as a refusal or a log line may quote it: JSON-escaped (no control characters or newlines reach a
- * log), at most `max` characters of it, and how much was left out.
+ * log), at most `max` characters of it, and how much was left out (service-kit's quoteBounded, 48 by default).
  */
-export function quote(text: string, max = 48): string {
-  if (text.length <= max) return JSON.stringify(text);
-  return `${JSON.stringify(text.slice(0, max))}… (${text.length} characters)`;
-}
+export const quote = (text: string, max = 48): string => quoteBounded(text, max);
 
 /** A refusal answered with a 4xx (or 503) and `{"error": code, "detail": detail}`. */
 export class RelayError extends Error {

@@ -1,7 +1,7 @@
 // How a route answers with a refusal: status, headers and a JSON body saying what was wrong.
 import type { IncomingMessage } from 'node:http';
-import { hasUnreadBody, type LingerLimits, lingerAfterAnswer } from '@app/service-kit';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { type LingerLimits, lingerWhileUnread } from '@app/service-kit';
+import type { FastifyBaseLogger } from 'fastify';
 import type { RelayError } from '../errors.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
 
@@ -36,23 +36,10 @@ export function refuse(
 
 /**
  * When `req`'s body is still arriving, makes the close after its answer a lingering one, counted; the caller sends
- * that answer with `Connection: close` (service-kit's hasUnreadBody says when).
+ * that answer with `Connection: close` (service-kit's lingerWhileUnread).
  */
 export function lingerUnread(req: IncomingMessage, linger: LingerLimits, metrics: RelayMetrics): boolean {
-  if (!hasUnreadBody(req)) return false;
-  lingerAfterAnswer(req.socket, linger, (end) => metrics.lingers.inc({ end }));
-  return true;
-}
-
-/**
- * An onSend hook: a Fastify answer sent before its request's body arrived (a 404, the body parser's 413) ends the
- * connection as a refusal does, instead of reading the body to its end (404) or resetting the client (413).
- */
-export function lingerUnreadOnSend(linger: LingerLimits, metrics: RelayMetrics) {
-  return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
-    if (lingerUnread(request.raw, linger, metrics)) reply.header('connection', 'close');
-    done(null, payload);
-  };
+  return lingerWhileUnread(req, linger, (end) => metrics.lingers.inc({ end }));
 }
 
 const bodyOf = (error: RelayError) => JSON.stringify({ error: error.code, detail: error.message });

@@ -1,6 +1,6 @@
 // The web service assembled: routes, security headers, load shedding, assets and the tunnel, not yet listening.
 import type { RequestListener } from 'node:http';
-import { type AdminPort, createFrontDoor, lingerAfterAnswer, lingerLimits, type ServiceApp } from '@app/service-kit';
+import { type AdminPort, createFrontDoor, lingerLimits, lingerWhileUnread, type ServiceApp } from '@app/service-kit';
 import { APP_NAME, routeTable, views } from '../app/route-table.ts';
 import { createServerHandlers, type HandlerSettings } from '../app/server-handlers.ts';
 import type { ClientConfig } from '../framework/client-config.ts';
@@ -86,7 +86,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   // Failures outside the page handler (a bug in this service): the same screen and digest, nothing internal.
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
     // A body refused before it all arrived (413) closes the connection: lingering, so the client reads the answer.
-    if (!req.raw.complete) lingerAfterAnswer(req.raw.socket, REFUSED_BODY_LINGER);
+    lingerWhileUnread(req.raw, REFUSED_BODY_LINGER);
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status < 500) return reply.code(status).send(error);
     return answerServerFailure(error, status, req, reply);

@@ -2,11 +2,11 @@
 // on this host (same origin, so ad blockers and CSP connect-src 'self' let them through) and this streams them
 // unchanged to the relay, which enforces its limits. In Kubernetes the ingress routes the path to the relay and
 // this is off. @fastify/reply-from over undici: bodies are piped as they arrive, never buffered here.
-import type { LingerLimits } from '@app/service-kit';
+import { closeUnfinishedOnSend, type LingerLimits } from '@app/service-kit';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tunnelDestination } from './endpoints.ts';
-import { closeUnfinished, limitedBody, refuseOversized } from './tunnel-body.ts';
+import { limitedBody, refuseOversized } from './tunnel-body.ts';
 
 export interface TunnelOptions {
   path: string;
@@ -52,7 +52,8 @@ export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions):
         limitedBody(payload, TUNNEL_BODY_LIMIT, () => oversized.add(req.raw)),
       );
     });
-    scope.addHook('onSend', closeUnfinished(options.linger));
+    // An answer sent before the whole body arrived closes lingering (decisions 039, 041): the client reads it.
+    scope.addHook('onSend', closeUnfinishedOnSend(options.linger));
 
     const forward = (path: string) => async (req: FastifyRequest, reply: FastifyReply) => {
       if (Number(req.headers['content-length']) > TUNNEL_BODY_LIMIT) return refuseOversized(reply, TUNNEL_BODY_LIMIT);
