@@ -9,17 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createItem } from '../src/envelope/serialize.ts';
 import { createScrubber } from '../src/pipeline/scrub.ts';
 import { post, type RunningRelay, removeTempDirs, startRelay, testConfig } from './helpers.ts';
-
-type Env = Record<string, string>;
-interface Row {
-  env?: Env;
-  input: Record<string, unknown>;
-  output: Record<string, unknown>;
-  /** `_meta` as Relay's snapshot has it, where the row checks it. */
-  meta?: Record<string, unknown>;
-  /** A browser's CSP report (raw_security) rather than an event. */
-  csp?: true;
-}
+import { type Env, ITEM_ROWS, type ScrubRow as Row } from './scrub-item-rows.ts';
 
 const IP: Env = { SCRUB_IP_ADDRESSES: 'true' };
 const F = '[Filtered]';
@@ -97,7 +87,7 @@ const spanCookies = (blob: string, sensitive: string) => ({
 /** An event whose one thread's one frame has these `vars`. */
 const threadVars = (vars: unknown) => ({ threads: { values: [{ stacktrace: { frames: [{ vars }] } }] } });
 
-const ROWS: Array<[name: string, row: Row]> = [
+const EVENT_ROWS: Array<[name: string, row: Row]> = [
   // relay-pii/src/convert.rs tests (snapshots relay_pii__convert__tests__<name>.snap)
   [
     'convert.rs test_stacktrace',
@@ -148,7 +138,7 @@ const ROWS: Array<[name: string, row: Row]> = [
     },
   ],
   [
-    'convert.rs test_ip_stripped (scrub_data off, IP addresses on)',
+    'convert.rs test_ip_stripped (scrub_data off, IP addresses on; sdk.settings.infer_ip "never" tells Sentry too)',
     {
       env: { SCRUB_DATA: 'false', SCRUB_IP_ADDRESSES: 'true' },
       input: {
@@ -163,7 +153,7 @@ const ROWS: Array<[name: string, row: Row]> = [
       output: {
         user: { username: '[ip]', ip_address: null, data: sensitiveVars() },
         breadcrumbs: { values: [{ message: '[ip]', data: { test_data: '[ip]' } }] },
-        sdk: { client_ip: null },
+        sdk: { client_ip: null, settings: { infer_ip: 'never' } },
       },
     },
   ],
@@ -728,25 +718,35 @@ const ROWS: Array<[name: string, row: Row]> = [
   ],
 ];
 
-const withoutMeta = (event: Record<string, unknown>) => {
-  const { _meta, ...rest } = event;
+const ROWS = [...EVENT_ROWS, ...ITEM_ROWS];
+/** Items whose payload carries the envelope's event id. */
+const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'replay_event']);
+const typeOf = (row: Row) => (row.csp ? 'raw_security' : (row.item?.type ?? 'event'));
+
+/** The item without `_meta`, also in a container's items. */
+const withoutMeta = (value: Record<string, unknown>): Record<string, unknown> => {
+  const { _meta, ...rest } = value;
+  if (Array.isArray(rest.items)) rest.items = rest.items.map((item) => withoutMeta(item as Record<string, unknown>));
   return rest;
 };
+/** Where Relay writes the item's remarks: a container's are in its items. */
+const metaOf = (out: Record<string, unknown>) =>
+  Array.isArray(out.items) ? (out.items[0] as Record<string, unknown>)._meta : out._meta;
 
 describe('data scrubbing conformance with Relay (through the code)', () => {
   it.each(ROWS)('%s', (_name, row) => {
     const config = testConfig({ ALLOWED_DSNS: 'https://k@sentry.io/1', ...row.env });
     const scrub = createScrubber(config.scrub, config.limits);
-    const type = row.csp ? 'raw_security' : 'event';
-    const item = createItem({ type }, Buffer.from(JSON.stringify(row.input)));
+    const item = createItem({ type: typeOf(row), ...row.item?.header }, Buffer.from(JSON.stringify(row.input)));
     const result = scrub?.([item], item.payload.length);
     const out = JSON.parse((result?.items[0] ?? item).payload.toString('utf8')) as Record<string, unknown>;
     expect(withoutMeta(out)).toEqual(row.output);
-    if (row.meta) expect(out._meta).toMatchObject(row.meta);
+    if (row.meta) expect(metaOf(out)).toMatchObject(row.meta);
     const changed = JSON.stringify(row.input) !== JSON.stringify(row.output);
     expect(result?.items[0] !== item).toBe(changed);
     // Never the removed value in the remarks.
-    if (out._meta) expect(JSON.stringify(out._meta)).not.toMatch(/hello|secret_key|4571234567890111|hunter2|abc123/);
+    const meta = metaOf(out);
+    if (meta) expect(JSON.stringify(meta)).not.toMatch(/hello|secret_key|4571234567890111|hunter2|abc123/);
   });
 });
 
@@ -788,8 +788,10 @@ describe('data scrubbing conformance with Relay (over HTTP through a relay)', ()
         'content-type': 'application/csp-report',
       });
     } else {
-      const event = { event_id: marker, ...row.input };
-      const body = `${JSON.stringify({ event_id: marker, dsn })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
+      const type = typeOf(row);
+      const event = EVENT_LIKE.has(type) ? { event_id: marker, ...row.input } : row.input;
+      const header = { event_id: marker, dsn, ...row.envelope };
+      const body = `${JSON.stringify(header)}\n${JSON.stringify({ type, ...row.item?.header })}\n${JSON.stringify(event)}\n`;
       response = await post(relay.tunnel, body);
     }
     expect(response.status).toBe(200);
@@ -797,7 +799,8 @@ describe('data scrubbing conformance with Relay (over HTTP through a relay)', ()
       row.csp ? e.items[0]?.header.sentry_release === marker : e.header.event_id === marker,
     );
     const payload = JSON.parse(String(arrived.items[0]?.payload.toString('utf8'))) as Record<string, unknown>;
-    const expected = row.csp ? row.output : { event_id: marker, ...row.output };
+    const expected = row.csp || !EVENT_LIKE.has(typeOf(row)) ? row.output : { event_id: marker, ...row.output };
     expect(withoutMeta(payload)).toEqual(expected);
+    for (const name of row.absentHeaders ?? []) expect(arrived.requestHeaders).not.toHaveProperty(name);
   });
 });

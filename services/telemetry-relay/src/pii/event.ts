@@ -52,8 +52,11 @@ const listOf = (value: unknown): unknown[] | undefined =>
   Array.isArray(value) ? value : isObject(value) && Array.isArray(value.values) ? value.values : undefined;
 const listAt = (value: unknown, at: Location): Location => (Array.isArray(value) ? at : [...at, 'values']);
 
-/** Scrubs `event` in place; returns what matched (empty: unchanged). Adds Relay-style `_meta` remarks. */
-export function scrubEvent(event: Obj, c: CompiledScrub): Hit[] {
+/**
+ * Scrubs `event` in place; returns what matched (empty: unchanged). Adds Relay-style `_meta` remarks. `replay`: a
+ * replay event (Relay's `Replay`), whose `urls` are scrubbed too.
+ */
+export function scrubEvent(event: Obj, c: CompiledScrub, replay = false): Hit[] {
   const state: WalkState = { c, hits: [], meta: {} };
   for (const key of Object.keys(event)) {
     const value = event[key];
@@ -89,16 +92,17 @@ export function scrubEvent(event: Obj, c: CompiledScrub): Hit[] {
         eachOf(value, at, (exception, exceptionAt) => {
           const exceptionNode = child(node, String(exceptionAt.at(-1)), 'exception');
           if (c.strict && typeof exception.value === 'string') {
+            // SCRUB_STRICT: the full field rules (a password word or `api_key=` takes the whole value).
             const scrubbed = scrubText(
               state,
               exception.value,
               child(exceptionNode, 'value', 'error'),
               [...exceptionAt, 'value'],
               'exception',
-              c.message,
             );
             if (scrubbed !== undefined) exception.value = scrubbed;
           }
+          scrubMechanism(state, exception.mechanism, child(exceptionNode, 'mechanism'), [...exceptionAt, 'mechanism']);
           scrubStacktrace(state, exception.stacktrace, child(exceptionNode, 'stacktrace', 'stacktrace'), [
             ...exceptionAt,
             'stacktrace',
@@ -133,10 +137,18 @@ export function scrubEvent(event: Obj, c: CompiledScrub): Hit[] {
         if (c.removeIpFields && isObject(value) && value.client_ip != null) {
           remove(state, value, 'client_ip', [key, 'client_ip'], '@anything:remove', 'sdk');
         }
+        if (c.removeIpFields && isObject(value)) neverInferIp(state, value);
+        break;
+      case 'urls':
+        // Each URL alone: a list of two is no key-value pair here (Relay's process_array would read it as one).
+        if (replay && Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++)
+            walkValue(state, value, i, child(node, String(i)), [...at, i], 'replay');
+        }
         break;
     }
   }
-  if (state.hits.length > 0) mergeMeta(event, state.meta);
+  if (state.hits.length > 0 && Object.keys(state.meta).length > 0) mergeMeta(event, state.meta);
   return state.hits;
 }
 
@@ -176,8 +188,27 @@ function scrubMessage(state: WalkState, event: Obj, key: string, node: PathNode,
   }
 }
 
+/** `mechanism.data` (Relay: `pii = "true"`), walked as untyped data. */
+function scrubMechanism(state: WalkState, mechanism: unknown, node: PathNode, at: Location): void {
+  if (isObject(mechanism) && mechanism.data !== undefined) {
+    walkValue(state, mechanism, 'data', child(node, 'data'), [...at, 'data'], 'exception');
+  }
+}
+
+/**
+ * SCRUB_IP_ADDRESSES: `sdk.settings.infer_ip = "never"`, so Sentry neither fills `user.ip_address` from the
+ * connection (its legacy default for JavaScript events) nor keeps a `{{auto}}` (relay-event-normalization).
+ */
+function neverInferIp(state: WalkState, sdk: Obj): void {
+  const settings = isObject(sdk.settings) ? sdk.settings : undefined;
+  if (settings?.infer_ip === 'never') return;
+  if (settings) settings.infer_ip = 'never';
+  else sdk.settings = { infer_ip: 'never' };
+  state.hits.push({ rule: 'infer_ip:never', field: 'sdk' });
+}
+
 /** A span's (or the trace context's) data; the whole Cookie header there is read as cookie pairs. */
-function scrubSpanData(state: WalkState, owner: Obj, node: PathNode, at: Location, field: FieldKind): void {
+export function scrubSpanData(state: WalkState, owner: Obj, node: PathNode, at: Location, field: FieldKind): void {
   const data = owner.data;
   if (!isObject(data)) {
     if (data !== undefined) walkValue(state, owner, 'data', node, at, field);
@@ -250,7 +281,7 @@ function scrubContexts(state: WalkState, contexts: Obj, node: PathNode, at: Loca
 }
 
 /** Adds our remarks to the event's `_meta` (kept if the SDK sent one). */
-function mergeMeta(event: Obj, meta: Obj): void {
+export function mergeMeta(event: Obj, meta: Obj): void {
   const merge = (into: Obj, from: Obj) => {
     for (const [key, value] of Object.entries(from)) {
       if (isObject(into[key]) && isObject(value)) merge(into[key] as Obj, value);

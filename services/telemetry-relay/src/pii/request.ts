@@ -1,8 +1,11 @@
 // The request interface (Relay's `$http`): the URL's query, cookies, headers and a form body are scrubbed as the
-// key-value pairs Relay normalizes them into; `url` itself, `method` and the User-Agent header are not scrubbed.
+// key-value pairs Relay normalizes them into, the URL's fragment as the `request.fragment` Relay moves it to, keys
+// unknown to Relay as its `request.other`; the rest of `url`, `method` and the User-Agent header are not scrubbed.
 import { scrubPairs } from './pairs.ts';
 import type { PathNode } from './selector.ts';
+import { charLength, type Remark } from './strings.ts';
 import {
+  addMeta,
   type Container,
   child,
   type FieldKind,
@@ -10,6 +13,7 @@ import {
   type Location,
   type Obj,
   remove,
+  scrubText,
   type WalkState,
   walkPairList,
   walkValue,
@@ -24,14 +28,7 @@ export function scrubRequest(state: WalkState, request: Obj, node: PathNode, at:
     switch (key) {
       case 'url':
         if (typeof value === 'string') {
-          const scrubbed = scrubUrl(
-            state,
-            value,
-            node,
-            keyAt,
-            field,
-            'query_string' in request && request.query_string != null,
-          );
+          const scrubbed = scrubUrl(state, value, node, keyAt, field);
           if (scrubbed !== undefined) request.url = scrubbed;
         }
         break;
@@ -61,26 +58,56 @@ export function scrubRequest(state: WalkState, request: Obj, node: PathNode, at:
         }
         walkValue(state, request, key, keyNode, keyAt, field);
         break;
-      case 'fragment':
+      case 'method':
+      case 'body_size':
+      case 'inferred_content_type':
+      case 'api_target':
+      case 'protocol':
+        break; // typed fields Relay does not scrub
+      default:
+        // `fragment`, and any key Relay does not know (it keeps those in `request.other`, which is scrubbed).
         walkValue(state, request, key, keyNode, keyAt, field);
-        break;
     }
   }
 }
 
 /**
- * The URL's query is scrubbed as request.query_string pairs (Relay moves it there when the event has none); the
- * rest of the URL is not (Relay's snapshots keep `…/authenticate` whole: the url is no `pii = "true"` field).
+ * The URL's query is scrubbed as request.query_string pairs and its fragment as request.fragment, one value: Relay
+ * moves them there (normalize_url; with a `query_string` of its own the URL's query is dropped, here it is scrubbed
+ * the same way). The rest of the URL is not (Relay's snapshots keep `…/authenticate`: no `pii = "true"` field).
  */
-function scrubUrl(state: WalkState, url: string, request: PathNode, at: Location, field: FieldKind, hasQuery: boolean) {
+function scrubUrl(state: WalkState, url: string, request: PathNode, at: Location, field: FieldKind) {
   const hash = url.indexOf('#');
   const beforeHash = hash < 0 ? url : url.slice(0, hash);
-  const question = hasQuery ? -1 : beforeHash.indexOf('?');
-  if (question < 0) return undefined;
-  const query = beforeHash.slice(question + 1);
-  const scrubbed = scrubPairs(state, query, 'query', child(request, 'query_string'), at, field);
-  if (scrubbed === undefined) return undefined;
-  return `${beforeHash.slice(0, question + 1)}${scrubbed}${url.slice(beforeHash.length)}`;
+  const question = beforeHash.indexOf('?');
+  const remarks: Remark[] = [];
+  /** Runs `scrub` on a scratch `_meta` and keeps its remarks, moved to where its text starts in the new URL. */
+  const part = (scrub: (scratch: WalkState) => string | undefined, offset: () => number) => {
+    const scratch: WalkState = { ...state, meta: {} };
+    const scrubbed = scrub(scratch);
+    const own = (scratch.meta[''] as { rem: Remark[] } | undefined)?.rem ?? [];
+    for (const r of own) remarks.push(r[1] === 's' ? [r[0], 's', r[2] + offset(), r[3] + offset()] : r);
+    return scrubbed;
+  };
+  const query =
+    question < 0
+      ? undefined
+      : part(
+          (scratch) =>
+            scrubPairs(scratch, beforeHash.slice(question + 1), 'query', child(request, 'query_string'), [], field),
+          () => question + 1,
+        );
+  const base = query === undefined ? beforeHash : `${beforeHash.slice(0, question + 1)}${query}`;
+  const fragment =
+    hash < 0
+      ? undefined
+      : part(
+          (scratch) => scrubText(scratch, url.slice(hash + 1), child(request, 'fragment'), [], field),
+          () => base.length + 1,
+        );
+  if (query === undefined && fragment === undefined) return undefined;
+  addMeta(state, at, remarks, charLength(url));
+  return fragment === undefined ? `${base}${url.slice(beforeHash.length)}` : `${base}#${fragment}`;
 }
 
 /** Headers as an object or a list of pairs; User-Agent is never scrubbed; Cookie is scrubbed as request.cookies. */

@@ -20,7 +20,13 @@ export type FieldKind =
   | 'context'
   | 'span'
   | 'sdk'
-  | 'csp';
+  | 'csp'
+  | 'log'
+  | 'metric'
+  | 'replay'
+  | 'session'
+  | 'report'
+  | 'check_in';
 
 export interface Hit {
   rule: string;

@@ -1,6 +1,6 @@
 // Stage 7: who sent the envelope, for Sentry's IP, geo and browser inference: X-Forwarded-For believed for exactly
-// TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For (which Sentry reads first); only the listed headers are
-// copied, never cookies or Authorization.
+// TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For (which Sentry reads first) unless SCRUB_IP_ADDRESSES keeps
+// the address in; only the listed headers are copied, never cookies or Authorization.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 
@@ -35,9 +35,14 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
-export function identityHeaders(ip: string, headers: IncomingHttpHeaders): Record<string, string> {
+/** `forwardAddress` false (SCRUB_IP_ADDRESSES): Sentry fills `user.ip_address` from that header, so it stays here. */
+export function identityHeaders(
+  ip: string,
+  headers: IncomingHttpHeaders,
+  forwardAddress = true,
+): Record<string, string> {
   const out: Record<string, string> = {};
-  if (ip) out['x-sentry-forwarded-for'] = ip;
+  if (ip && forwardAddress) out['x-sentry-forwarded-for'] = ip;
   for (const name of COPIED) {
     const value = headers[name];
     if (typeof value === 'string' && value.length <= 1024) out[name] = value;

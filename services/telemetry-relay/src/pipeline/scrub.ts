@@ -1,15 +1,61 @@
-// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the items Relay scrubs — events, transactions, feedback and the CSP reports
-// the relay builds; attachments and everything else pass as they are. A byte scan proves most items need nothing
-// (prescan in pii/settings.ts) before any JSON is parsed; a changed item is re-serialized, the others keep their bytes.
+// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the item types Relay scrubs (SCRUBBERS);
+// attachments, replay recordings, profiles and client reports pass as they are, as Relay's defaults leave them. A byte
+// scan proves most items need nothing (prescan in pii/settings.ts) before any JSON is parsed; a changed item is
+// re-serialized, the others keep their bytes.
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
-import { compileScrub, type Hit, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
+import { scrubCheckIn } from '../pii/check-in.ts';
+import { scrubContainer } from '../pii/containers.ts';
+import {
+  type CompiledScrub,
+  compileScrub,
+  type Hit,
+  type ScrubSettings,
+  scrubEvent,
+  walkChildren,
+} from '../pii/index.ts';
+import { scrubSession } from '../pii/sessions.ts';
+import { scrubSpanV1 } from '../pii/span-v1.ts';
+import { scrubUserReport } from '../pii/user-report.ts';
+import type { Obj } from '../pii/walk.ts';
 import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
 
-const SCRUBBED_TYPES = new Set(['event', 'transaction', 'feedback', 'raw_security']);
+/** Scrubs a parsed item in place; returns what matched (empty: unchanged, the item keeps its bytes). */
+type ItemScrubber = (parsed: Obj, compiled: CompiledScrub, item: EnvelopeItem) => Hit[];
+
+const SPAN_V2 = 'application/vnd.sentry.items.span.v2+json';
+
+/** Every item type that is scrubbed, and how (docs: services/telemetry-relay/README.md, "Data scrubbing"). */
+const SCRUBBERS: ReadonlyMap<string, ItemScrubber> = new Map<string, ItemScrubber>([
+  ['event', (parsed, c) => scrubEvent(parsed, c)],
+  ['transaction', (parsed, c) => scrubEvent(parsed, c)],
+  ['feedback', (parsed, c) => scrubEvent(parsed, c)],
+  ['replay_event', (parsed, c) => scrubEvent(parsed, c, true)],
+  [
+    'span',
+    (parsed, c, item) =>
+      item.header.content_type === SPAN_V2 || Array.isArray(parsed.items)
+        ? scrubContainer(parsed, c, 'span')
+        : scrubSpanV1(parsed, c),
+  ],
+  ['log', (parsed, c) => scrubContainer(parsed, c, 'log')],
+  ['trace_metric', (parsed, c) => scrubContainer(parsed, c, 'trace_metric')],
+  ['user_report', scrubUserReport],
+  ['check_in', scrubCheckIn],
+  ['session', scrubSession],
+  ['sessions', scrubSession],
+  ['raw_security', scrubReport],
+]);
+
+/** The browser's CSP report as sent: its fields scrubbed, no `_meta` (not part of a report's format). */
+function scrubReport(parsed: Obj, c: CompiledScrub): Hit[] {
+  const state = { c, hits: [] as Hit[], meta: {} };
+  walkChildren(state, parsed, { key: 'csp' }, [], 'csp');
+  return state.hits;
+}
 /** What an envelope with nothing scrubbed returns (no new array per envelope on the hot path). */
 const NO_HITS: Hit[] = Object.freeze([]) as unknown as Hit[];
 
@@ -42,13 +88,15 @@ export function createScrubber(
     let size = envelopeBytes;
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as EnvelopeItem;
-      if (!SCRUBBED_TYPES.has(item.type)) continue;
+      const scrubber = SCRUBBERS.get(item.type);
+      if (scrubber === undefined) continue;
       const found = scanned !== 0 ? texts.found(item, plan) : 0;
       const shaped = shapes === 0 || (found & shapes) !== 0;
       if ((found & scanned) === 0 && !prescan(item.payload, texts.of(item), scanned !== 0, shaped)) continue;
-      const scrubbed = scrubItem(item, compiled);
+      const scrubbed = scrubItem(item, compiled, scrubber);
       if (!scrubbed) continue;
-      if (scrubbed.item.payload.length > limits.maxEventItemBytes) {
+      // An item within the event limit may not grow past it (larger items, not event-like, have the envelope's).
+      if (scrubbed.item.payload.length > limits.maxEventItemBytes && item.payload.length <= limits.maxEventItemBytes) {
         throw new RelayError(
           'too_large',
           `item ${i + 1} (${item.type}) has ${scrubbed.item.payload.length} bytes once scrubbed, more than the ${limits.maxEventItemBytes} allowed`,
@@ -70,7 +118,7 @@ export function createScrubber(
   };
 }
 
-function scrubItem(item: EnvelopeItem, compiled: NonNullable<ReturnType<typeof compileScrub>>) {
+function scrubItem(item: EnvelopeItem, compiled: CompiledScrub, scrubber: ItemScrubber) {
   const { payload } = item;
   if (exceedsDepth(payload, 0, payload.length, RELAY_MAX_JSON_DEPTH)) {
     throw new RelayError(
@@ -85,13 +133,7 @@ function scrubItem(item: EnvelopeItem, compiled: NonNullable<ReturnType<typeof c
     return undefined; // not ours to judge: upstream answers for invalid items
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-  const state = { c: compiled, hits: [] as Hit[], meta: {} };
-  let hits: Hit[];
-  if (item.type === 'raw_security') {
-    // The browser's report as sent: its fields scrubbed, no `_meta` (not part of a report's format).
-    walkChildren(state, parsed as Record<string, unknown>, { key: 'csp' }, [], 'csp');
-    hits = state.hits;
-  } else hits = scrubEvent(parsed as Record<string, unknown>, compiled);
+  const hits = scrubber(parsed as Obj, compiled, item);
   if (hits.length === 0) return undefined;
   // The header keeps its keys in place; only `length` changes (or is added).
   return {

@@ -105,7 +105,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
       if (items !== kept || discarded.length > 0) bytes = serializeEnvelope(envelope, items);
       safe = delivery.accept({
         ...target,
-        headers: identityHeaders(ip, req.headers),
+        headers: identityHeaders(ip, req.headers, !config.scrub.scrubIpAddresses),
         body: bytes,
         acceptedAt: Date.now(),
         client: ip,
