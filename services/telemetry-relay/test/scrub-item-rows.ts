@@ -210,14 +210,18 @@ export const ITEM_ROWS: Array<[name: string, row: ScrubRow]> = [
     },
   ],
   [
-    'log with SCRUB_IP_ADDRESSES: client.address removed, ingest_settings.infer_ip "never"',
+    'log with SCRUB_IP_ADDRESSES: client.address and user.ip_address removed, ingest_settings.infer_ip "never"',
     {
       env: IP,
       item: { type: 'log', header: LOG_HEADER },
-      input: log('checkout from 203.0.113.7', { 'client.address': attr('203.0.113.7') }, BROWSER_INGEST),
+      input: log(
+        'checkout from 203.0.113.7',
+        { 'client.address': attr('203.0.113.7'), 'user.ip_address': attr('{{auto}}') },
+        BROWSER_INGEST,
+      ),
       output: log(
         'checkout from 203.0.113.7',
-        { 'client.address': attr(null) },
+        { 'client.address': attr(null), 'user.ip_address': attr(null) },
         { ...BROWSER_INGEST, infer_ip: 'never' },
       ),
     },

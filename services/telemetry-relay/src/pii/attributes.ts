@@ -26,6 +26,12 @@ export const isExemptAttribute = (name: string): boolean =>
   EXEMPT.has(name) || EXEMPT_PREFIXES.some((prefix) => name.startsWith(prefix));
 
 /**
+ * Removed whatever they hold with SCRUB_IP_ADDRESSES: Relay's KNOWN_IP_FIELDS name `client.address` and the span tag
+ * `user.ip`; `user.ip_address` is the event's `user.ip_address` as an attribute (a `{{auto}}` there is no address).
+ */
+const IP_ATTRIBUTES = new Set(['client.address', 'user.ip_address', 'sentry.user.ip']);
+
+/**
  * Relay's REPLACE_ONLY_SELECTOR (convert.rs): AI prompts and tool results get only the message's partial rules, so
  * the product still reads them.
  */
@@ -58,8 +64,7 @@ export function scrubAttributes(state: WalkState, attributes: Obj, node: PathNod
     if (!isObject(attribute) || attribute.value === undefined || attribute.value === null) continue;
     const valueAt = [...at, name, 'value'];
     const nameNode = child(node, name);
-    // Relay's KNOWN_IP_FIELDS name `attributes.'client.address'`: removed whatever it holds.
-    if (c.removeIpFields && name === 'client.address') {
+    if (c.removeIpFields && IP_ATTRIBUTES.has(name)) {
       remove(state, attribute, 'value', valueAt, '@anything:remove', field);
       continue;
     }
