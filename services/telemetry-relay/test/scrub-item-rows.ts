@@ -1,6 +1,6 @@
 // Conformance rows for issue 37's findings and for every item type beyond events (scrub-conformance.test.ts runs
 // them through the code and over HTTP). The span, log and metric containers are the shapes @sentry/node 11.12 wrote
-// (traceLifecycle 'stream', enableLogs, metrics.count) with `ingest_settings` as @sentry/browser 11.12 adds it;
+// (traceLifecycle 'stream', Sentry.logger, metrics.count) with `ingest_settings` as @sentry/browser 11.12 adds it;
 // what Relay does with each is named in the row (relay-server/src/processing/*, relay-pii eap.rs, convert.rs).
 
 export type Env = Record<string, string>;

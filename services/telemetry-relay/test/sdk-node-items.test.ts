@@ -1,6 +1,6 @@
 // The real @sentry/node 11.12 with SDK 11's item types: spans streamed (traceLifecycle 'stream': a span v2
-// container), logs (enableLogs: a log container) and trace metrics, through the relay with its default scrubbing.
-// Each item carries a planted secret; upstream must see every item and none of the secrets.
+// container), logs (on by default in 11: a log container) and trace metrics, through the relay with its default
+// scrubbing. Each item carries a planted secret; upstream must see every item and none of the secrets.
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRelay } from './with-relay.ts';
@@ -20,7 +20,6 @@ beforeAll(() => {
     defaultIntegrations: false,
     traceLifecycle: 'stream',
     tracesSampleRate: 1,
-    enableLogs: true,
   });
   Sentry.startSpan(
     {

@@ -15,7 +15,7 @@ const KNOWN = new Set([
 
 /** Scrubs the check-in in place; returns what matched. No `_meta`: not part of a check-in. */
 export function scrubCheckIn(checkIn: Obj, c: CompiledScrub): Hit[] {
-  const state: WalkState = { c, hits: [], meta: {} };
+  const state: WalkState = { c, hits: [], meta: Object.create(null) };
   for (const key of Object.keys(checkIn)) {
     if (!KNOWN.has(key)) walkValue(state, checkIn, key, child(undefined, key), [key], 'check_in');
   }

@@ -24,7 +24,7 @@ export function scrubContainer(container: Obj, c: CompiledScrub, kind: Container
   const items = Array.isArray(container.items) ? container.items : [container];
   for (const item of items) {
     if (!isObject(item)) continue;
-    const state: WalkState = { c, hits, meta: {} };
+    const state: WalkState = { c, hits, meta: Object.create(null) };
     scrubOne(state, item, kind, field);
     if (Object.keys(state.meta).length > 0) mergeMeta(item, state.meta);
   }

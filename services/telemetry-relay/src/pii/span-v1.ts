@@ -5,7 +5,7 @@ import type { CompiledScrub } from './settings.ts';
 import { child, type Hit, type Obj, type WalkState, walkValue } from './walk.ts';
 
 export function scrubSpanV1(span: Obj, c: CompiledScrub): Hit[] {
-  const state: WalkState = { c, hits: [], meta: {} };
+  const state: WalkState = { c, hits: [], meta: Object.create(null) };
   const node = child(undefined, '', 'span');
   if ('description' in span) walkValue(state, span, 'description', child(node, 'description'), ['description'], 'span');
   scrubSpanData(state, span, child(node, 'data'), ['data'], 'span');

@@ -7,7 +7,7 @@ import { child, type Hit, type Obj, type WalkState, walkValue } from './walk.ts'
 const FIELDS = ['name', 'email', 'comments'];
 
 export function scrubUserReport(report: Obj, c: CompiledScrub): Hit[] {
-  const state: WalkState = { c, hits: [], meta: {} };
+  const state: WalkState = { c, hits: [], meta: Object.create(null) };
   for (const field of FIELDS) {
     if (field in report) walkValue(state, report, field, child(undefined, field), [field], 'report');
   }

@@ -52,7 +52,7 @@ const SCRUBBERS: ReadonlyMap<string, ItemScrubber> = new Map<string, ItemScrubbe
 
 /** The browser's CSP report as sent: its fields scrubbed, no `_meta` (not part of a report's format). */
 function scrubReport(parsed: Obj, c: CompiledScrub): Hit[] {
-  const state = { c, hits: [] as Hit[], meta: {} };
+  const state = { c, hits: [] as Hit[], meta: Object.create(null) as Record<string, unknown> };
   walkChildren(state, parsed, { key: 'csp' }, [], 'csp');
   return state.hits;
 }
