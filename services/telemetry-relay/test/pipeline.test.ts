@@ -340,8 +340,17 @@ describe('identity', () => {
       'x-sentry-forwarded-for': '203.0.113.7',
       'user-agent': 'Mozilla/5.0',
       origin: 'https://shop.example.com',
-      referer: 'https://shop.example.com/items',
+      referer: 'https://shop.example.com/',
       'sec-ch-ua-platform': '"Linux"',
     });
+  });
+
+  it.each([
+    ['a path and query: the origin only', 'https://shop.example.com/reset?token=abc123#x', 'https://shop.example.com/'],
+    ['a port kept', 'http://localhost:3000/account/jane@example.com', 'http://localhost:3000/'],
+    ['not a URL: dropped', 'not a url ?password=hunter2', undefined],
+    ['an opaque origin: dropped', 'data:text/html,password=hunter2', undefined],
+  ])('sends Referer cut to its origin: %s', (_name, referer, expected) => {
+    expect(identityHeaders('203.0.113.7', { referer }).referer).toBe(expected);
   });
 });

@@ -1,6 +1,7 @@
 // Stage 7: who sent the envelope, for Sentry's IP, geo and browser inference: X-Forwarded-For believed for exactly
 // TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For (which Sentry reads first) unless SCRUB_IP_ADDRESSES keeps
-// the address in; only the listed headers are copied, never cookies or Authorization.
+// the address in; only the listed headers are copied, never cookies or Authorization. Referer is cut to its origin:
+// Sentry reads only that (allowed domains), and the page's query or path may carry a token or an e-mail address.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 
@@ -45,7 +46,16 @@ export function identityHeaders(
   if (ip && forwardAddress) out['x-sentry-forwarded-for'] = ip;
   for (const name of COPIED) {
     const value = headers[name];
-    if (typeof value === 'string' && value.length <= 1024) out[name] = value;
+    if (typeof value !== 'string' || value.length > 1024) continue;
+    const copied = name === 'referer' ? refererOrigin(value) : value;
+    if (copied !== undefined) out[name] = copied;
   }
   return out;
+}
+
+/** What `Referrer-Policy: strict-origin` would have sent: the origin and "/", nothing of the path or query. */
+function refererOrigin(referer: string): string | undefined {
+  const url = URL.parse(referer);
+  if (url === null || url.origin === 'null') return undefined;
+  return `${url.origin}/`;
 }
