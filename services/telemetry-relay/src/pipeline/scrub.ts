@@ -2,6 +2,7 @@
 // the relay builds; attachments and everything else pass as they are. A byte scan proves most items need nothing
 // (prescan in pii/settings.ts) before any JSON is parsed; a changed item is re-serialized, the others keep their bytes.
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
+import { hasDuplicateKeys } from '../envelope/json-members.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
@@ -78,9 +79,10 @@ function scrubItem(item: EnvelopeItem, compiled: NonNullable<ReturnType<typeof c
       `a ${item.type} item nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`,
     );
   }
+  const text = payload.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(payload.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     return undefined; // not ours to judge: upstream answers for invalid items
   }
@@ -92,7 +94,9 @@ function scrubItem(item: EnvelopeItem, compiled: NonNullable<ReturnType<typeof c
     walkChildren(state, parsed as Record<string, unknown>, { key: 'csp' }, [], 'csp');
     hits = state.hits;
   } else hits = scrubEvent(parsed as Record<string, unknown>, compiled);
-  if (hits.length === 0) return undefined;
+  // A key given twice: its first value is in the bytes, but the rules saw only the last (JSON.parse, like Relay's
+  // serde_json, keeps that one). Such an item goes as its parse reads (docs/decisions/046).
+  if (hits.length === 0 && !hasDuplicateKeys(text, parsed)) return undefined;
   // The header keeps its keys in place; only `length` changes (or is added).
   return {
     item: createItem({ ...item.header, type: item.type }, Buffer.from(JSON.stringify(parsed))),
