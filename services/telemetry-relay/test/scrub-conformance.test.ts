@@ -19,6 +19,10 @@ interface Row {
   meta?: Record<string, unknown>;
   /** A browser's CSP report (raw_security) rather than an event. */
   csp?: true;
+  /** The item as written, where JSON.stringify(input) cannot write it (a key given twice); `input` is its parse. */
+  raw?: string;
+  /** Text the forwarded bytes must not hold anywhere (a shadowed value is in no parse). */
+  absent?: string[];
 }
 
 const IP: Env = { SCRUB_IP_ADDRESSES: 'true' };
@@ -706,6 +710,37 @@ const ROWS: Array<[name: string, row: Row]> = [
       },
     },
   ],
+  // What reached the capture unchanged through the byte prescan (issue 37): a number after an escape, whose letter
+  // the bytes hold where the decoded text has a boundary; a secret shadowed by a key given twice.
+  ...(['a card number', 'an SSN', 'an IBAN'] as const).map((kind): [string, Row] => {
+    const sample = {
+      'a card number': '4571234567890111',
+      'an SSN': '078-05-1120',
+      'an IBAN': 'DE89370400440532013000',
+    }[kind];
+    const after = (text: string) => ({ n: `paid with\n${text}`, t: `paid with\t${text}`, r: `paid with\r${text}` });
+    return [
+      `${kind} right after a \\n, \\t or \\r escape in a JSON string (issue 37)`,
+      { input: { extra: after(sample) }, output: { extra: after(F) }, absent: [sample] },
+    ];
+  }),
+  [
+    'SENSITIVE_FIELDS with a dash: a literal in the `u` regex (`\\-` there was a SyntaxError at startup)',
+    {
+      env: { SENSITIVE_FIELDS: 'x-api' },
+      input: { extra: { 'X-Api': 'k1', note: 'via x-api' } },
+      output: { extra: { 'X-Api': F, note: F } },
+    },
+  ],
+  [
+    'a key given twice: the parse (last value) goes upstream, never the shadowed bytes (issue 37; serde_json: last wins)',
+    {
+      raw: '{"extra":{"password":"s3cret","password":""}}',
+      input: { extra: { password: '' } },
+      output: { extra: { password: '' } },
+      absent: ['s3cret'],
+    },
+  ],
   [
     'SCRUB_STRICT: emails everywhere, home paths, exception values (beyond Relay)',
     {
@@ -738,12 +773,15 @@ describe('data scrubbing conformance with Relay (through the code)', () => {
     const config = testConfig({ ALLOWED_DSNS: 'https://k@sentry.io/1', ...row.env });
     const scrub = createScrubber(config.scrub, config.limits);
     const type = row.csp ? 'raw_security' : 'event';
-    const item = createItem({ type }, Buffer.from(JSON.stringify(row.input)));
+    const written = row.raw ?? JSON.stringify(row.input);
+    const item = createItem({ type }, Buffer.from(written));
     const result = scrub?.([item], item.payload.length);
-    const out = JSON.parse((result?.items[0] ?? item).payload.toString('utf8')) as Record<string, unknown>;
+    const forwarded = (result?.items[0] ?? item).payload.toString('utf8');
+    const out = JSON.parse(forwarded) as Record<string, unknown>;
     expect(withoutMeta(out)).toEqual(row.output);
     if (row.meta) expect(out._meta).toMatchObject(row.meta);
-    const changed = JSON.stringify(row.input) !== JSON.stringify(row.output);
+    for (const text of row.absent ?? []) expect(forwarded).not.toContain(text);
+    const changed = written !== JSON.stringify(row.output);
     expect(result?.items[0] !== item).toBe(changed);
     // Never the removed value in the remarks.
     if (out._meta) expect(JSON.stringify(out._meta)).not.toMatch(/hello|secret_key|4571234567890111|hunter2|abc123/);
@@ -788,16 +826,20 @@ describe('data scrubbing conformance with Relay (over HTTP through a relay)', ()
         'content-type': 'application/csp-report',
       });
     } else {
-      const event = { event_id: marker, ...row.input };
-      const body = `${JSON.stringify({ event_id: marker, dsn })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
+      const event = row.raw
+        ? `{"event_id":"${marker}",${row.raw.slice(1)}`
+        : JSON.stringify({ event_id: marker, ...row.input });
+      const body = `${JSON.stringify({ event_id: marker, dsn })}\n${JSON.stringify({ type: 'event' })}\n${event}\n`;
       response = await post(relay.tunnel, body);
     }
     expect(response.status).toBe(200);
     const arrived = await capture.waitFor((e) =>
       row.csp ? e.items[0]?.header.sentry_release === marker : e.header.event_id === marker,
     );
-    const payload = JSON.parse(String(arrived.items[0]?.payload.toString('utf8'))) as Record<string, unknown>;
+    const forwarded = String(arrived.items[0]?.payload.toString('utf8'));
+    const payload = JSON.parse(forwarded) as Record<string, unknown>;
     const expected = row.csp ? row.output : { event_id: marker, ...row.output };
     expect(withoutMeta(payload)).toEqual(expected);
+    for (const text of row.absent ?? []) expect(forwarded).not.toContain(text);
   });
 });
