@@ -63,23 +63,29 @@ function transform(text: string, how: 'same' | 'upper' | 'lower' | 'fold'): stri
 
 /**
  * Texts spelled: mostly as they are and as JSON.stringify writes them; in another case, folded, or with escapes with
- * weight `rare` against 100 each.
+ * weight `rare` against 100 each, and folded with only the letters beyond ASCII escaped (`\u017f`) with `folded`.
  */
-export const spelled = (texts: fc.Arbitrary<string>, rare: number): fc.Arbitrary<Spelled> =>
-  fc
-    .tuple(
-      texts,
-      fc.oneof(
-        { arbitrary: fc.constant('same' as const), weight: 100 },
-        { arbitrary: fc.constantFrom('upper' as const, 'lower' as const, 'fold' as const), weight: rare },
-      ),
-      fc.oneof(
-        { arbitrary: fc.constant('min' as const), weight: 100 },
-        { arbitrary: fc.constantFrom('u' as const, 'U' as const, 'mix' as const, 'ascii' as const), weight: rare },
-      ),
-      fc.nat(),
-    )
-    .map(([text, how, mode, mask]) => spell(transform(text, how), mode, mask));
+export const spelled = (texts: fc.Arbitrary<string>, rare: number, folded = 0): fc.Arbitrary<Spelled> =>
+  fc.oneof(
+    {
+      arbitrary: fc
+        .tuple(
+          texts,
+          fc.oneof(
+            { arbitrary: fc.constant('same' as const), weight: 100 },
+            { arbitrary: fc.constantFrom('upper' as const, 'lower' as const, 'fold' as const), weight: rare },
+          ),
+          fc.oneof(
+            { arbitrary: fc.constant('min' as const), weight: 100 },
+            { arbitrary: fc.constantFrom('u' as const, 'U' as const, 'mix' as const, 'ascii' as const), weight: rare },
+          ),
+          fc.nat(),
+        )
+        .map(([text, how, mode, mask]) => spell(transform(text, how), mode, mask)),
+      weight: 100,
+    },
+    { arbitrary: texts.map((text) => spell(transform(text, 'fold'), 'ascii', 0)), weight: folded },
+  );
 
 /** A JSON value as text, with the strings' spellings kept. */
 export type Json =
