@@ -1,59 +1,55 @@
-// The prescan as it was before the one-pass byte scan (src/pii/byte-scan.ts), kept as the oracle the new one is
-// checked against in prescan.test.ts: the new one must say "walk" wherever this one does. Test-only.
+// The prescan as plain regular expressions over the latin1 decode, without its shortcuts (the sampled byte table of
+// src/pii/byte-scan.ts, the SSN and IBAN shapes, the backward scan for URL credentials): prescan.test.ts and
+// number-shapes.test.ts hold the prescan to this answer on every input. Whether the answer is right, i.e. only what
+// the full walk leaves alone is skipped, is prescan-differential.test.ts's. Test-only (and bench/prescan-micro.ts).
 
-const escapeWord = (word: string) => word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+const ASCII = Array.from({ length: 95 }, (_, k) => String.fromCharCode(0x20 + k));
+
 /**
- * Card numbers (a 3–6 after a word boundary, then 12 more digits, a space or dash allowed between any two), SSNs,
- * an IBAN's start. A separator may be any whitespace Relay's `\s` knows, so also a JSON escape or a UTF-8 sequence. The leading `\b[3-6]` (every card prefix Relay knows) makes it 5× cheaper than `\d(…){12}`.
+ * A key word as an item's bytes may hold it, case aside: a quote or backslash escaped, a space also as `+` (query
+ * strings are decoded), a character beyond ASCII as any UTF-8 sequence or `\u` escape (one or a surrogate pair), or
+ * as an ASCII character it matches under Relay's Unicode case folding. An ASCII character written as `\u00XX` is
+ * the `\u00` anchor's.
  */
-const NUMBERS = [
-  /\b[3-6](?:(?:[ -]|\\[tnrfv]|\\u[0-9a-fA-F]{4}|[\x80-\xff]{2,3})?\d){12}/,
-  /\b\d{3}-\d\d-\d{4}/,
-  /\b[A-Z]{2}\d\d[a-zA-Z0-9]{11}/,
-];
-/**
- * A word shorter than this, or starting with a quote, gets a regex of its own: in one alternation it slows V8's scan
- * for all of them (measured: 19 µs for the long words alone, 40–65 µs with "auth" or '"otp"' among them).
- */
-const SHORT = 5;
-const ownRegex = (word: string) => word.length < SHORT || !/^[a-z]/i.test(word);
-/** What follows the "@" of an e-mail address (EMAIL's domain part), tried at one position. */
-const EMAIL_DOMAIN = /[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2}/y;
-/** URL credentials ending at an "@" (URL_PASSWORD without the "@"), in the text just before it. */
-const URL_CREDENTIALS = /\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/;
-/** ſ and K (Kelvin) fold to s and k in Relay's (and our rules') Unicode case-insensitive matching: their UTF-8 bytes. */
-const FOLDING = [Buffer.from('\u017f').toString('latin1'), Buffer.from('\u212a').toString('latin1')];
-const LOCAL_PART = /[a-zA-Z0-9.!#$%&'*+/=?^_\x60{|}~-]/;
-
-const compileWords = (words: readonly string[]): RegExp[] => {
-  const long = words.filter((word) => !ownRegex(word));
-  return [
-    ...(long.length > 0 ? [new RegExp(long.map(escapeWord).join('|'), 'i')] : []),
-    ...words.filter(ownRegex).map((word) => new RegExp(escapeWord(word), 'i')),
-  ];
-};
-
-/** Whether an "@" in `text` could start an e-mail address or end URL credentials. */
-function atMayMatch(text: string): boolean {
-  for (let at = text.indexOf('@'); at > 0; at = text.indexOf('@', at + 1)) {
-    if (!LOCAL_PART.test(text[at - 1] as string)) continue;
-    EMAIL_DOMAIN.lastIndex = at + 1;
-    if (EMAIL_DOMAIN.test(text) || URL_CREDENTIALS.test(text.slice(Math.max(0, at - 512), at))) return true;
-  }
-  return false;
+function wordInBytes(word: string): RegExp {
+  const parts = [...word].map((c) => {
+    if (c === '"' || c === '\\') return `\\\\\\${c}`;
+    if (c === ' ') return '[ +]';
+    if (c.charCodeAt(0) < 0x80) return literal(c);
+    const folds = ASCII.filter((a) => new RegExp(c, 'iu').test(a));
+    return `(?:[\\x80-\\xff]{2,4}|\\\\u[0-9a-fA-F]{4}(?:\\\\u[0-9a-fA-F]{4})?${folds.map((a) => `|${literal(a)}`).join('')})`;
+  });
+  return new RegExp(parts.join(''), 'i');
 }
+
+/**
+ * Card numbers (a 3–6, then 12 digits with a separator allowed between any two: `\s` as JSON or UTF-8 writes it, a
+ * dash, `+`), SSNs and an IBAN's start, after a word boundary or after an escape (`\n4571…`: the decoded text has a
+ * boundary there, the bytes the escape's letter).
+ */
+const NUMBER = new RegExp(
+  String.raw`(?:\b|\\[bfnrt]|\\u[0-9a-fA-F]{4})` +
+    String.raw`(?:[3-6](?:(?:[ +-]|\\[tnrfv]|\\u[0-9a-fA-F]{4}|[\x80-\xff]{2,3})?\d){12}|\d{3}-\d\d-\d{4}|[A-Z]{2}\d\d[a-zA-Z0-9]{11})`,
+);
+/** An e-mail address's "@" and domain, or URL credentials (EMAIL and URL_PASSWORD, cut where a prescan may stop). */
+const AT =
+  /[a-zA-Z0-9.!#$%&'*+/=?^_\x60{|}~-]@[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2}|\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+@/;
+/**
+ * Whatever else may spell a match: `-----BEGIN`, a `\u00XX` escape, `\/`, ſ or K (Kelvin; UTF-8 or escaped), `%XX`,
+ * and Relay's `^otp$` ending a JSON string or a query string's key or value.
+ */
+const OTHERS = [
+  /-----BEGIN/,
+  /\\u00/,
+  /\\\//,
+  /\xc5\xbf|\xe2\x84\xaa|\\u(?:017f|212a)/i,
+  /%[0-9a-fA-F]{2}/,
+  /otp["=&#]/i,
+];
 
 /** `text`: the bytes decoded as latin1, when the caller has them already (pipeline/item-text.ts shares one decode). */
 export function createOraclePrescan(words: readonly string[]): (bytes: Buffer, text?: string) => boolean {
-  const keyWords = compileWords(words);
-  return (bytes, text = bytes.toString('latin1')) => {
-    // latin1: one byte a character, the cheapest string to scan; every anchor is ASCII.
-    for (const re of keyWords) if (re.test(text)) return true;
-    for (const re of NUMBERS) if (re.test(text)) return true;
-    // `\u00XX` could spell any trigger; `\/` (PHP's json_encode writes it) could hide the `//` of URL credentials.
-    if (text.includes('-----BEGIN') || text.includes('\\u00') || text.includes('\\/')) return true;
-    for (const letter of FOLDING) if (text.includes(letter)) return true;
-    // "@" is rare in events (a release like shop@1.4.2): look only around each one.
-    return atMayMatch(text);
-  };
+  const patterns = [...words.map(wordInBytes), NUMBER, AT, ...OTHERS];
+  return (bytes, text = bytes.toString('latin1')) => patterns.some((re) => re.test(text));
 }

@@ -1,7 +1,7 @@
-// The prescan's byte scan for key words against what it replaced: the old prescan (regexes over the latin1 decode)
-// is the oracle, and the new one must give its answer on every input — never "clean" where the old said "walk".
+// The prescan's shortcuts (the sampled byte scan for key words, the number shapes) against the same prescan written
+// as plain regexes over the latin1 decode (prescan-oracle.ts): the prescan must give its answer on every input.
 // Inputs: random event-like JSON seeded with fragments of every trigger, in mixed case, escaped, split and at the
-// edges of the payload. The conformance tables (scrub-conformance, inbound-filters) run the rules themselves.
+// edges of the payload. Whether the answer means what the rules mean is prescan-differential.test.ts's.
 import { describe, expect, it } from 'vitest';
 import { hasWord, tableable, wordTable } from '../src/pii/byte-scan.ts';
 import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
@@ -53,6 +53,25 @@ function fragment(r: Random, words: readonly string[]): string {
     'shop@1.4.2',
     '@',
     'https://u:p@example.com',
+    '@//u:p@h',
+    // After an escape, a number has the boundary the decoded text gives it; a query string is decoded.
+    '\\n4571234567890111',
+    '\\t078-05-1120',
+    '\\rDE89370400440532013000',
+    '\\u20284571234567890111',
+    '\\n457123456789011',
+    '4571+2345+6789+0111',
+    '%41',
+    '%4',
+    '\\u017F',
+    '\\u212a',
+    '\\u0170',
+    'otp=',
+    'OTP&',
+    'otp#',
+    'otp"',
+    'otp_',
+    'my+field',
   ];
   const iban = `${r.pick(['DE', 'GB', 'Fr'])}${r.next(100)}${'0532013000ABCDE_x'.slice(r.next(6), 6 + r.next(12))}`;
   const kind = r.next(4);
@@ -70,7 +89,16 @@ function payload(r: Random, words: readonly string[]): Buffer {
 }
 
 /** Words a project may add as "Additional Sensitive Fields": short, long, odd characters, beyond ASCII. */
-const EXTRA_WORDS = [[], ['pin'], ['x-api', 'Session_ID'], ['ab'], ['über'], ['my field', 'c'], ['a.b*c']];
+const EXTRA_WORDS = [
+  [],
+  ['pin'],
+  ['x-api', 'Session_ID'],
+  ['ab'],
+  ['über'],
+  ['my field', 'c'],
+  ['a.b*c'],
+  ['a"b', 'x\\y', 'ſt'],
+];
 
 describe('the prescan against its regex oracle', () => {
   it.each(EXTRA_WORDS.map((extra) => [extra.join(',') || 'the defaults', extra]))(
@@ -119,6 +147,13 @@ describe('the prescan against its regex oracle', () => {
     ['a key word in capitals', '{"extra":{"PASSWORD":"x"}}', true],
     ['"otp" as a key', '{"OTP":"1"}', true],
     ['otp inside a word', '{"hotpot":"1"}', false],
+    ["otp as a query string's key", '{"query_string":"a=1&otp=2"}', true],
+    ['a card right after a \\n escape', '{"message":"paid with\\n4571234567890111"}', true],
+    ['a card right after a \\u2028 escape', '{"message":"paid with\\u20284571234567890111"}', true],
+    ['a card number in a query string, spaces as +', '{"url":"/?card=4571+2345+6789+0111"}', true],
+    ['a percent escape (a query string is decoded)', '{"url":"/?pass%77ord=x"}', true],
+    ['ſ written as an escape', '{"pa\\u017f\\u017fword":"x"}', true],
+    ['no escape before a number', '{"message":"paid with 12345"}', false],
     ['auth at the very end', 'AUTH', true],
     ['a latin1 letter inside a word', '{"p\u00e0ssword":"x"}', false],
   ])('%s', (_name, json, walk) => {

@@ -696,6 +696,37 @@ const EVENT_ROWS: Array<[name: string, row: Row]> = [
       },
     },
   ],
+  // What reached the capture unchanged through the byte prescan (issue 37): a number after an escape, whose letter
+  // the bytes hold where the decoded text has a boundary; a secret shadowed by a key given twice.
+  ...(['a card number', 'an SSN', 'an IBAN'] as const).map((kind): [string, Row] => {
+    const sample = {
+      'a card number': '4571234567890111',
+      'an SSN': '078-05-1120',
+      'an IBAN': 'DE89370400440532013000',
+    }[kind];
+    const after = (text: string) => ({ n: `paid with\n${text}`, t: `paid with\t${text}`, r: `paid with\r${text}` });
+    return [
+      `${kind} right after a \\n, \\t or \\r escape in a JSON string (issue 37)`,
+      { input: { extra: after(sample) }, output: { extra: after(F) }, absent: [sample] },
+    ];
+  }),
+  [
+    'SENSITIVE_FIELDS with a dash: a literal in the `u` regex (`\\-` there was a SyntaxError at startup)',
+    {
+      env: { SENSITIVE_FIELDS: 'x-api' },
+      input: { extra: { 'X-Api': 'k1', note: 'via x-api' } },
+      output: { extra: { 'X-Api': F, note: F } },
+    },
+  ],
+  [
+    'a key given twice: the parse (last value) goes upstream, never the shadowed bytes (issue 37; serde_json: last wins)',
+    {
+      raw: '{"extra":{"password":"s3cret","password":""}}',
+      input: { extra: { password: '' } },
+      output: { extra: { password: '' } },
+      absent: ['s3cret'],
+    },
+  ],
   [
     'SCRUB_STRICT: emails everywhere, home paths, exception values (beyond Relay)',
     {
@@ -737,12 +768,15 @@ describe('data scrubbing conformance with Relay (through the code)', () => {
   it.each(ROWS)('%s', (_name, row) => {
     const config = testConfig({ ALLOWED_DSNS: 'https://k@sentry.io/1', ...row.env });
     const scrub = createScrubber(config.scrub, config.limits);
-    const item = createItem({ type: typeOf(row), ...row.item?.header }, Buffer.from(JSON.stringify(row.input)));
+    const written = row.raw ?? JSON.stringify(row.input);
+    const item = createItem({ type: typeOf(row), ...row.item?.header }, Buffer.from(written));
     const result = scrub?.([item], item.payload.length);
-    const out = JSON.parse((result?.items[0] ?? item).payload.toString('utf8')) as Record<string, unknown>;
+    const forwarded = (result?.items[0] ?? item).payload.toString('utf8');
+    const out = JSON.parse(forwarded) as Record<string, unknown>;
     expect(withoutMeta(out)).toEqual(row.output);
     if (row.meta) expect(metaOf(out)).toMatchObject(row.meta);
-    const changed = JSON.stringify(row.input) !== JSON.stringify(row.output);
+    for (const text of row.absent ?? []) expect(forwarded).not.toContain(text);
+    const changed = written !== JSON.stringify(row.output);
     expect(result?.items[0] !== item).toBe(changed);
     // Never the removed value in the remarks.
     const meta = metaOf(out);
@@ -789,18 +823,21 @@ describe('data scrubbing conformance with Relay (over HTTP through a relay)', ()
       });
     } else {
       const type = typeOf(row);
+      const written = row.raw ? `{"event_id":"${marker}",${row.raw.slice(1)}` : undefined;
       const event = EVENT_LIKE.has(type) ? { event_id: marker, ...row.input } : row.input;
       const header = { event_id: marker, dsn, ...row.envelope };
-      const body = `${JSON.stringify(header)}\n${JSON.stringify({ type, ...row.item?.header })}\n${JSON.stringify(event)}\n`;
+      const body = `${JSON.stringify(header)}\n${JSON.stringify({ type, ...row.item?.header })}\n${written ?? JSON.stringify(event)}\n`;
       response = await post(relay.tunnel, body);
     }
     expect(response.status).toBe(200);
     const arrived = await capture.waitFor((e) =>
       row.csp ? e.items[0]?.header.sentry_release === marker : e.header.event_id === marker,
     );
-    const payload = JSON.parse(String(arrived.items[0]?.payload.toString('utf8'))) as Record<string, unknown>;
+    const forwarded = String(arrived.items[0]?.payload.toString('utf8'));
+    const payload = JSON.parse(forwarded) as Record<string, unknown>;
     const expected = row.csp || !EVENT_LIKE.has(typeOf(row)) ? row.output : { event_id: marker, ...row.output };
     expect(withoutMeta(payload)).toEqual(expected);
     for (const name of row.absentHeaders ?? []) expect(arrived.requestHeaders).not.toHaveProperty(name);
+    for (const text of row.absent ?? []) expect(forwarded).not.toContain(text);
   });
 });

@@ -18,6 +18,10 @@ export interface ScrubRow {
   envelope?: Record<string, unknown>;
   /** Request headers the upstream must not receive (checked over HTTP). */
   absentHeaders?: string[];
+  /** The item as written, where JSON.stringify(input) cannot write it (a key given twice); `input` is its parse. */
+  raw?: string;
+  /** Text the forwarded bytes must not hold anywhere (a shadowed value is in no parse). */
+  absent?: string[];
 }
 
 const F = '[Filtered]';

@@ -62,4 +62,5 @@ export const SENSITIVE_COOKIES: ReadonlySet<string> = new Set([
 /** Strings Relay never scrubs (processor.rs process_string). */
 export const NEVER_SCRUBBED: ReadonlySet<string> = new Set(['', 'true', 'false', 'null', 'undefined']);
 
-export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+/** `text` as a literal in a `u`-flag regex, where escaping anything but syntax characters (as `\-`) is an error. */
+export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -1,9 +1,10 @@
 // Proof that an item needs no scrubbing, before any JSON is parsed: false means no rule can match anywhere in its
-// bytes. Each test is a superset of what a rule matches: key words in any case (password, auth, token, cookie,
-// bearer…, and a `\u00XX` escape that could spell one), digit runs long enough for a card or shaped like an SSN,
-// an IBAN's two capitals and two digits, "-----BEGIN", and around each "@" an e-mail address or URL credentials.
-// A hit only means "parse and walk"; the rules decide. Costs measured in docs/decisions/012-data-scrubbing-as-relay.md
-// and 021-sampled-key-word-scan.md.
+// bytes. Each test is a superset of what a rule matches in the decoded strings: key words in any case (password,
+// auth, token, cookie, bearer…), digit runs long enough for a card or shaped like an SSN, an IBAN's two capitals and
+// two digits, "-----BEGIN", around each "@" an e-mail address or URL credentials, and whatever the bytes spell
+// otherwise: `\u` escapes, ſ and K (which fold to s and k), an escape before a number, `%XX` and `+` (query strings
+// are decoded). A hit only means "parse and walk"; the rules decide. test/prescan-differential.test.ts holds it to
+// the full walk. Costs measured in docs/decisions/012, 021, 030 and 046.
 
 import { foundWords, type TableShape, type TableWord, tableable, wordTable } from './byte-scan.ts';
 import { NUMBER_SHAPES } from './number-shapes.ts';
@@ -23,8 +24,6 @@ export const TRIGGER_WORDS = [
   'private_key',
   'private-key',
   'token',
-  // Relay matches otp only as a whole key (^otp$): in JSON, in quotes.
-  '"otp"',
   'two_factor',
   'two-factor',
   'cookie',
@@ -33,24 +32,37 @@ export const TRIGGER_WORDS = [
 
 const escapeWord = (word: string) => word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 /**
- * Card numbers: a 3–6 after a word boundary, then 12 more digits, a separator allowed between any two: any
- * whitespace Relay's `\s` knows, so also a JSON escape or a UTF-8 sequence. The leading `\b[3-6]` (every card
- * prefix Relay knows) makes it 5× cheaper than `\d(…){12}`.
+ * Card numbers: a 3–6, then 12 more digits, a separator allowed between any two: any whitespace Relay's `\s` knows
+ * (so also a JSON escape or a UTF-8 sequence) and `+` (a space, once a query string is decoded).
  */
-const CARD = /\b[3-6](?:(?:[ -]|\\[tnrfv]|\\u[0-9a-fA-F]{4}|[\x80-\xff]{2,3})?\d){12}/;
+const CARD_DIGITS = String.raw`[3-6](?:(?:[ +-]|\\[tnrfv]|\\u[0-9a-fA-F]{4}|[\x80-\xff]{2,3})?\d){12}`;
+/** After a word boundary: every card prefix Relay knows; `\b[3-6]` is 5× cheaper than `\d(…){12}`. */
+const CARD = new RegExp(String.raw`\b${CARD_DIGITS}`);
 /** SSNs, an IBAN's start. */
-const SSN_IBAN = [/\b\d{3}-\d\d-\d{4}/, /\b[A-Z]{2}\d\d[a-zA-Z0-9]{11}/];
+const SSN = String.raw`\d{3}-\d\d-\d{4}`;
+const IBAN_START = String.raw`[A-Z]{2}\d\d[a-zA-Z0-9]{11}`;
+const SSN_IBAN = [new RegExp(String.raw`\b${SSN}`), new RegExp(String.raw`\b${IBAN_START}`)];
 /**
- * A word shorter than this, or starting with a quote, gets a regex of its own: in one alternation it slows V8's scan
- * for all of them (measured: 19 µs for the long words alone, 40–65 µs with "auth" or '"otp"' among them).
+ * The same numbers right after an escape: `"paid with\n4571…"` decodes to a boundary before the 4, where the bytes
+ * have the escape's letter (or a `\uXXXX`'s last hex digit), a word character, so `\b` fails there.
+ */
+const AFTER_ESCAPE = new RegExp(String.raw`\\(?:[bfnrt]|u[0-9a-fA-F]{4})(?:${CARD_DIGITS}|${SSN}|${IBAN_START})`);
+/** ſ and K (Kelvin) written as escapes (FOLDING below has their UTF-8 bytes). */
+const FOLDING_ESCAPE = /\\u(?:017f|212a)/i;
+/** A query string or form body is percent-decoded before its pairs are scrubbed: `%XX` may spell any character. */
+const PERCENT = /%[0-9a-fA-F]{2}/;
+/**
+ * A word shorter than this, or not starting with a letter, gets a regex of its own: in one alternation it slows V8's
+ * scan for all of them (measured: 19 µs for the long words alone, 40–65 µs with "auth" or '"otp"' among them).
  */
 const SHORT = 5;
 const ownRegex = (word: string) => word.length < SHORT || !/^[a-z]/i.test(word);
 /** What follows the "@" of an e-mail address (EMAIL's domain part), tried at one position. */
 const EMAIL_DOMAIN = /[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2}/y;
-/** URL credentials ending at an "@" (URL_PASSWORD without the "@"), in the text just before it. */
-const URL_CREDENTIALS = /\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/;
 const LOCAL_PART = /[a-zA-Z0-9.!#$%&'*+/=?^_\x60{|}~-]/;
+/** URL_PASSWORD's user and password characters, `[a-zA-Z0-9%_.-]`, by code. */
+const URL_CHAR = new Uint8Array(128);
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789%_.-') URL_CHAR[c.charCodeAt(0)] = 1;
 
 const compileWords = (words: readonly string[]): RegExp[] => {
   const long = words.filter((word) => !ownRegex(word));
@@ -60,27 +72,70 @@ const compileWords = (words: readonly string[]): RegExp[] => {
   ];
 };
 
+/** Whether `//user:password` (URL_PASSWORD without its "@") ends at `at`: the runs read backwards, each once. */
+function credentialsBefore(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && URL_CHAR[text.charCodeAt(i)] === 1) i--;
+  if (i === at - 1 || text.charCodeAt(i) !== 0x3a) return false;
+  const colon = i--;
+  while (i >= 0 && URL_CHAR[text.charCodeAt(i)] === 1) i--;
+  return i < colon - 1 && text.charCodeAt(i) === 0x2f && text.charCodeAt(i - 1) === 0x2f;
+}
+
 /** Whether an "@" in `text` could start an e-mail address or end URL credentials. */
 function atMayMatch(text: string): boolean {
-  for (let at = text.indexOf('@'); at > 0; at = text.indexOf('@', at + 1)) {
-    if (!LOCAL_PART.test(text[at - 1] as string)) continue;
+  for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
+    if (at === 0 || !LOCAL_PART.test(text[at - 1] as string)) continue;
     EMAIL_DOMAIN.lastIndex = at + 1;
-    if (EMAIL_DOMAIN.test(text) || URL_CREDENTIALS.test(text.slice(Math.max(0, at - 512), at))) return true;
+    if (EMAIL_DOMAIN.test(text) || credentialsBefore(text, at)) return true;
   }
   return false;
 }
 
+/** Whether a word has a character beyond ASCII (such a word is matched as Relay's `(?i)` does, with `iu`). */
+const beyondAscii = (word: string) => /[\u0080-\uffff]/.test(word);
+
 /** The same proof for one decoded string (a key or a value) of a parsed item: the walk skips the rules when false. */
 export function createTextCheck(words: readonly string[]): (text: string) => boolean {
-  const keyWords = [...compileWords(words), /^otp$/i];
+  const keyWords = [
+    ...compileWords(words.filter((word) => !beyondAscii(word))),
+    ...words.filter(beyondAscii).map((word) => new RegExp(word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'iu')),
+    /^otp$/i,
+  ];
   const numbers = [/\b[3-6](?:[\s-]?\d){12}/, ...SSN_IBAN];
-  return (text) => {
+  return (value) => {
+    // The rules search a value without its NUL characters (strings.ts: "\0" marks a redaction there).
+    const text = value.includes('\0') ? value.replaceAll('\0', '') : value;
     for (const re of keyWords) if (re.test(text)) return true;
     for (const re of numbers) if (re.test(text)) return true;
     if (text.includes('-----BEGIN') || text.includes('\u017f') || text.includes('\u212a')) return true;
     return atMayMatch(text);
   };
 }
+
+/**
+ * A word no table holds, as the bytes may spell it (matched with `i` on their latin1 decode): a quote or backslash
+ * escaped, a space also as `+`, a character beyond ASCII as any UTF-8 sequence or `\u` escape, or as an ASCII letter
+ * it folds to. ASCII written as `\u00XX` is the `\u00` anchor's; ſ and K anywhere are FOLDING's.
+ */
+function spelledWord(word: string): RegExp {
+  let source = '';
+  for (const c of word) {
+    if (c === '"' || c === '\\') source += `\\\\\\${c}`;
+    else if (c === ' ') source += '[ +]';
+    else if (!beyondAscii(c)) source += escapeWord(c);
+    else {
+      const folds = Array.from({ length: 95 }, (_, k) => String.fromCharCode(0x20 + k)).filter((a) =>
+        new RegExp(c, 'iu').test(a),
+      );
+      source += `(?:[\\x80-\\xff]{2,4}|\\\\u[0-9a-fA-F]{4}(?:\\\\u[0-9a-fA-F]{4})?${folds.map((a) => `|${escapeWord(a)}`).join('')})`;
+    }
+  }
+  return new RegExp(source, 'i');
+}
+
+/** Whether the byte table can hold `word` as written: a quote or backslash in a JSON string is escaped. */
+const tableWord = (word: string) => tableable(word) && !/["\\]/.test(word);
 
 /** ſ and K (Kelvin) fold to s and k in Relay's (and our rules') Unicode case-insensitive matching: their UTF-8 bytes. */
 const FOLDING = [Buffer.from('\u017f').toString('latin1'), Buffer.from('\u212a').toString('latin1')];
@@ -101,14 +156,24 @@ export interface Prescan {
 
 /** Anchors the byte scan finds with the key words ('-' is common, so `includes('-----BEGIN')` cost 1.3 µs). */
 const EXACT_ANCHORS = ['-----BEGIN', '\\u00'];
+/**
+ * Relay's `^otp$` (a whole key or value) as the bytes end it, in any case: a JSON string, or a query string's pair
+ * (`otp=`, `=otp&`, `=otp#`). Cookie pairs need none: every field read as cookies has "cookie" in its name.
+ */
+const OTP_ENDS = ['otp"', 'otp=', 'otp&', 'otp#'];
 
 /** The prescan that walks every item (IP addresses and the strict rules match too much for a byte scan). */
 export const ALWAYS: Prescan = Object.assign(() => true, { scanWords: [], scanShapes: [] });
 
 export function createPrescan(words: readonly string[]): Prescan {
-  // Key words and anchors by a sampling byte scan (byte-scan.ts); a word no table holds by its own regex, as before.
+  // Key words and anchors by a sampling byte scan (byte-scan.ts); a word no table holds by its own regex. A space
+  // is also `+` (query strings are decoded).
   const scanWords: TableWord[] = [
-    ...words.filter(tableable).map((text) => ({ text })),
+    ...words.filter(tableWord).map((text) => ({ text })),
+    ...words
+      .filter((word) => tableWord(word) && word.includes(' '))
+      .map((text) => ({ text: text.replaceAll(' ', '+') })),
+    ...OTP_ENDS.map((text) => ({ text })),
     ...EXACT_ANCHORS.map((text) => ({ text, exact: true })),
   ];
   // Bit 1: a word; bit 2: a shape.
@@ -116,7 +181,11 @@ export function createPrescan(words: readonly string[]): Prescan {
     scanWords,
     NUMBER_SHAPES.map((shape) => ({ ...shape, bit: 2 })),
   );
-  const keyWords = compileWords(words.filter((word) => !tableable(word)));
+  const others = words.filter((word) => !tableWord(word));
+  const keyWords = [
+    ...compileWords(others.filter((word) => !beyondAscii(word) && !/["\\ ]/.test(word))),
+    ...others.filter((word) => beyondAscii(word) || /["\\ ]/.test(word)).map(spelledWord),
+  ];
   const prescan = (bytes: Buffer, text = bytes.toString('latin1'), scanned = false, shaped = true) => {
     if (!scanned) {
       const found = foundWords(bytes, table);
@@ -127,9 +196,13 @@ export function createPrescan(words: readonly string[]): Prescan {
     for (const re of keyWords) if (re.test(text)) return true;
     if (CARD.test(text)) return true;
     if (shaped) for (const re of SSN_IBAN) if (re.test(text)) return true;
-    // `\u00XX` could spell any trigger (in the scan); `\/` (PHP's json_encode writes it) could hide the `//` of
-    // URL credentials.
-    if (text.includes('\\/')) return true;
+    // A regex that starts with a backslash or "%" costs 3–4 µs on the bench event, `includes` 0.1 (decision 046).
+    if (text.includes('\\')) {
+      // `\u00XX` could spell any trigger (in the scan); `\/` (PHP's json_encode writes it) could hide the `//` of URL
+      // credentials; an escape's letter before a number hides the boundary the rules see.
+      if (text.includes('\\/') || AFTER_ESCAPE.test(text) || FOLDING_ESCAPE.test(text)) return true;
+    }
+    if (text.includes('%') && PERCENT.test(text)) return true;
     for (const letter of FOLDING) if (text.includes(letter)) return true;
     // "@" is rare in events (a release like shop@1.4.2): look only around each one.
     return atMayMatch(text);

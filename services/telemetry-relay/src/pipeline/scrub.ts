@@ -3,6 +3,7 @@
 // scan proves most items need nothing (prescan in pii/settings.ts) before any JSON is parsed; a changed item is
 // re-serialized, the others keep their bytes.
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
+import { hasDuplicateKeys } from '../envelope/json-members.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
@@ -126,15 +127,18 @@ function scrubItem(item: EnvelopeItem, compiled: CompiledScrub, scrubber: ItemSc
       `a ${item.type} item nests arrays/objects deeper than ${RELAY_MAX_JSON_DEPTH} levels (Sentry's parser refuses it)`,
     );
   }
+  const text = payload.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(payload.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     return undefined; // not ours to judge: upstream answers for invalid items
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const hits = scrubber(parsed as Obj, compiled, item);
-  if (hits.length === 0) return undefined;
+  // A key given twice: its first value is in the bytes, but the rules saw only the last (JSON.parse, like Relay's
+  // serde_json, keeps that one). Such an item goes as its parse reads (docs/decisions/046).
+  if (hits.length === 0 && !hasDuplicateKeys(text, parsed)) return undefined;
   // The header keeps its keys in place; only `length` changes (or is added).
   return {
     item: createItem({ ...item.header, type: item.type }, Buffer.from(JSON.stringify(parsed))),
