@@ -30,7 +30,7 @@ export function scrubRequest(state: WalkState, request: Obj, node: PathNode, at:
             node,
             keyAt,
             field,
-            'query_string' in request && request.query_string != null,
+            Object.hasOwn(request, 'query_string') && request.query_string != null,
           );
           if (scrubbed !== undefined) request.url = scrubbed;
         }

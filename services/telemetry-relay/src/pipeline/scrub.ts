@@ -5,7 +5,7 @@ import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
-import { compileScrub, type Hit, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
+import { compileScrub, type Hit, newMeta, type ScrubSettings, scrubEvent, walkChildren } from '../pii/index.ts';
 import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
 
@@ -85,7 +85,7 @@ function scrubItem(item: EnvelopeItem, compiled: NonNullable<ReturnType<typeof c
     return undefined; // not ours to judge: upstream answers for invalid items
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-  const state = { c: compiled, hits: [] as Hit[], meta: {} };
+  const state = { c: compiled, hits: [] as Hit[], meta: newMeta() };
   let hits: Hit[];
   if (item.type === 'raw_security') {
     // The browser's report as sent: its fields scrubbed, no `_meta` (not part of a report's format).
