@@ -10,6 +10,20 @@ export {
 export { BASE_IMAGE, buildImage, docker, type ImageBuild } from './docker.ts';
 export type { CapturedItem, ParsedEnvelope } from './envelope-reader.ts';
 export { getAsWritten, type PlainAnswer } from './get-as-written.ts';
+export {
+  fillSlots,
+  type HostileJson,
+  type HostileRequest,
+  hostileEnvelopes,
+  hostileJson,
+  hostileSecurityReports,
+  ITEM_TEMPLATES,
+  KEY_SLOT,
+  objectPaths,
+  POISONS,
+  PROTOTYPE_KEYS,
+  withMember,
+} from './hostile-keys.ts';
 export { importStatementCount, importsOf, type Layer, layerViolations, sourceFiles } from './layers.ts';
 export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
 export {

@@ -116,7 +116,25 @@ export const AROUND = [
 ];
 
 /** Keys: mostly plain, some the rules know (key words, cookie names, IP fields, the scrubber's field names). */
-export const KEYS = ['foo', 'id', 'value', 'data', 'name', 'message', 'url', 'keep', 'safe', 'a', '0', 'type', 'note'];
+// The prototype's member names too: a key the walk or its `_meta` must treat as any other (decision 044).
+export const KEYS = [
+  'foo',
+  'id',
+  'value',
+  'data',
+  'name',
+  'message',
+  'url',
+  'keep',
+  'safe',
+  'a',
+  '0',
+  'type',
+  'note',
+  '__proto__',
+  'constructor',
+  'toString',
+];
 export const SENSITIVE_KEYS = [
   'password',
   'passwd',

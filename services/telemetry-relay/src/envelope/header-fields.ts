@@ -118,7 +118,8 @@ export function fieldProblem(
   rules: FieldRules,
   rawValue: (key: string) => string | undefined,
 ): string | undefined {
-  for (const key in header) {
+  // Own keys only: `for…in` would also visit whatever had been added to Object.prototype.
+  for (const key of Object.keys(header)) {
     const rule = rules.get(key);
     if (!rule) continue;
     const value = header[key];

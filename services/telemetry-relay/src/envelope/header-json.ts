@@ -41,7 +41,7 @@ export function readHeader(
   if (scan.nonAscii && !isUtf8(bytes.subarray(start, end))) return 'is not valid UTF-8';
   if (scan.loneSurrogate) return 'a \\u escape encodes half of a surrogate pair (Sentry refuses it)';
   let listed: ReturnType<typeof members> | undefined;
-  if (scan.members !== keyCount(object)) {
+  if (scan.members !== Object.keys(object).length) {
     listed = members(text);
     const repeated = repeatedKnownKey(listed, rules);
     if (repeated) return repeated;
@@ -57,12 +57,6 @@ export function readHeader(
 
 /** Reused: readHeader is synchronous, and its result is read before it is called again. */
 const SCAN: JsonScan = { tooDeep: false, members: 0, loneSurrogate: false, nonIntegerNumber: false, nonAscii: false };
-
-function keyCount(object: object): number {
-  let count = 0;
-  for (const _ in object) count++;
-  return count;
-}
 
 /** Relay refuses a known field given twice (however its name is spelled); other keys keep their last value. */
 function repeatedKnownKey(list: ReturnType<typeof members>, rules: FieldRules): string | undefined {

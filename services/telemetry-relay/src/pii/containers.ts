@@ -4,7 +4,7 @@
 import { scrubAttributes } from './attributes.ts';
 import { mergeMeta } from './event.ts';
 import type { CompiledScrub } from './settings.ts';
-import { child, type FieldKind, type Hit, isObject, type Obj, scrubText, type WalkState } from './walk.ts';
+import { child, type FieldKind, type Hit, isObject, newMeta, type Obj, scrubText, type WalkState } from './walk.ts';
 
 export type ContainerKind = 'span' | 'log' | 'trace_metric';
 
@@ -24,7 +24,7 @@ export function scrubContainer(container: Obj, c: CompiledScrub, kind: Container
   const items = Array.isArray(container.items) ? container.items : [container];
   for (const item of items) {
     if (!isObject(item)) continue;
-    const state: WalkState = { c, hits, meta: Object.create(null) };
+    const state: WalkState = { c, hits, meta: newMeta() };
     scrubOne(state, item, kind, field);
     if (Object.keys(state.meta).length > 0) mergeMeta(item, state.meta);
   }

@@ -11,8 +11,10 @@ import {
   type FieldKind,
   type Hit,
   type Location,
+  newMeta,
   remove,
   scrubText,
+  setOwn,
   type WalkState,
   walkChildren,
   walkPairList,
@@ -57,10 +59,10 @@ const listAt = (value: unknown, at: Location): Location => (Array.isArray(value)
  * replay event (Relay's `Replay`), whose `urls` are scrubbed too.
  */
 export function scrubEvent(event: Obj, c: CompiledScrub, replay = false): Hit[] {
-  const state: WalkState = { c, hits: [], meta: {} };
+  const state: WalkState = { c, hits: [], meta: newMeta() };
   for (const key of Object.keys(event)) {
     const value = event[key];
-    const node = child(undefined, key, TYPE_OF[key]);
+    const node = child(undefined, key, TYPE_OF.get(key));
     const at = [key];
     switch (key) {
       case 'extra':
@@ -83,7 +85,7 @@ export function scrubEvent(event: Obj, c: CompiledScrub, replay = false): Hit[] 
         eachOf(value, at, (crumb, crumbAt) => {
           const crumbNode = child(node, String(crumbAt.at(-1)), 'breadcrumb');
           for (const field of ['message', 'data']) {
-            if (field in crumb)
+            if (Object.hasOwn(crumb, field))
               walkValue(state, crumb, field, child(crumbNode, field), [...crumbAt, field], 'breadcrumb');
           }
         });
@@ -127,7 +129,7 @@ export function scrubEvent(event: Obj, c: CompiledScrub, replay = false): Hit[] 
       case 'spans':
         eachOf(value, at, (span, spanAt) => {
           const spanNode = child(node, String(spanAt.at(-1)), 'span');
-          if ('description' in span) {
+          if (Object.hasOwn(span, 'description')) {
             walkValue(state, span, 'description', child(spanNode, 'description'), [...spanAt, 'description'], 'span');
           }
           scrubSpanData(state, span, child(spanNode, 'data'), [...spanAt, 'data'], 'span');
@@ -152,7 +154,13 @@ export function scrubEvent(event: Obj, c: CompiledScrub, replay = false): Hit[] 
   return state.hits;
 }
 
-const TYPE_OF: Record<string, string> = { user: 'user', request: 'http', logentry: 'logentry', sdk: 'sdk' };
+/** A Map: the key is the client's, and a plain object would answer `constructor` from its prototype. */
+const TYPE_OF: ReadonlyMap<string, string> = new Map([
+  ['user', 'user'],
+  ['request', 'http'],
+  ['logentry', 'logentry'],
+  ['sdk', 'sdk'],
+]);
 
 function eachOf(value: unknown, at: Location, visit: (item: Obj, itemAt: Location) => void): void {
   const list = listOf(value);
@@ -184,7 +192,7 @@ function scrubMessage(state: WalkState, event: Obj, key: string, node: PathNode,
     if (scrubbed !== undefined) value.formatted = scrubbed;
   }
   for (const field of ['message', 'params']) {
-    if (field in value) walkValue(state, value, field, child(node, field), [...at, field], 'message');
+    if (Object.hasOwn(value, field)) walkValue(state, value, field, child(node, field), [...at, field], 'message');
   }
 }
 
@@ -229,7 +237,8 @@ function scrubStacktrace(state: WalkState, stacktrace: unknown, node: PathNode, 
     if (!isObject(frame)) return;
     const frameNode = child(child(node, 'frames'), String(i), 'frame');
     const frameAt = [...at, 'frames', i];
-    if ('vars' in frame) walkValue(state, frame, 'vars', child(frameNode, 'vars'), [...frameAt, 'vars'], 'frame');
+    if (Object.hasOwn(frame, 'vars'))
+      walkValue(state, frame, 'vars', child(frameNode, 'vars'), [...frameAt, 'vars'], 'frame');
     if (!state.c.strict) return;
     for (const path of ['filename', 'abs_path']) {
       const value = frame[path];
@@ -273,21 +282,24 @@ function scrubContexts(state: WalkState, contexts: Obj, node: PathNode, at: Loca
         if (scrubbed !== undefined) context[field] = scrubbed;
       } else if (Array.isArray(context[field])) {
         walkPairList(state, context[field] as unknown[], child(contextNode, field), [...contextAt, field], 'context');
-      } else if (field in context) {
+      } else if (Object.hasOwn(context, field)) {
         walkValue(state, context, field, child(contextNode, field), [...contextAt, field], 'context');
       }
     }
   }
 }
 
-/** Adds our remarks to the event's `_meta` (kept if the SDK sent one). */
+/** Adds our remarks to the event's `_meta` (kept if the SDK sent one); the SDK's members are read as own only. */
 export function mergeMeta(event: Obj, meta: Obj): void {
   const merge = (into: Obj, from: Obj) => {
-    for (const [key, value] of Object.entries(from)) {
-      if (isObject(into[key]) && isObject(value)) merge(into[key] as Obj, value);
-      else into[key] = value;
+    for (const key of Object.keys(from)) {
+      const value = from[key];
+      const there = Object.hasOwn(into, key) ? into[key] : undefined;
+      if (isObject(there) && isObject(value)) merge(there, value);
+      else setOwn(into, key, value);
     }
   };
-  if (isObject(event._meta)) merge(event._meta, meta);
-  else event._meta = meta;
+  const own = Object.hasOwn(event, '_meta') ? event._meta : undefined;
+  if (isObject(own)) merge(own, meta);
+  else setOwn(event, '_meta', meta);
 }

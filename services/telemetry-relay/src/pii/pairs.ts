@@ -4,7 +4,7 @@
 // field keeps its shape and only the secret changes.
 import type { PathNode } from './selector.ts';
 import type { Remark } from './strings.ts';
-import { addMeta, child, type FieldKind, type Location, scrubText, type WalkState } from './walk.ts';
+import { addMeta, child, type FieldKind, type Location, newMeta, scrubText, type WalkState } from './walk.ts';
 
 export type PairForm = 'cookie' | 'query';
 
@@ -45,7 +45,7 @@ export function scrubPairs(
     const key = form === 'query' ? decode(rawKey) : rawKey.trim();
     const value = form === 'query' ? decode(rawValue) : rawValue;
     // Remarks of a pair go to a scratch meta: the string's own remark gets the ranges in the rewritten text.
-    const scratch: WalkState = { ...state, meta: {} };
+    const scratch: WalkState = { ...state, meta: newMeta() };
     const scrubbed = scrubText(scratch, value, child(node, key), [], field);
     if (scrubbed === undefined) {
       out += part;

@@ -11,6 +11,7 @@ import {
   type FieldKind,
   isObject,
   type Location,
+  newMeta,
   type Obj,
   remove,
   scrubText,
@@ -83,7 +84,7 @@ function scrubUrl(state: WalkState, url: string, request: PathNode, at: Location
   const remarks: Remark[] = [];
   /** Runs `scrub` on a scratch `_meta` and keeps its remarks, moved to where its text starts in the new URL. */
   const part = (scrub: (scratch: WalkState) => string | undefined, offset: () => number) => {
-    const scratch: WalkState = { ...state, meta: Object.create(null) };
+    const scratch: WalkState = { ...state, meta: newMeta() };
     const scrubbed = scrub(scratch);
     const own = (scratch.meta[''] as { rem: Remark[] } | undefined)?.rem ?? [];
     for (const r of own) remarks.push(r[1] === 's' ? [r[0], 's', r[2] + offset(), r[3] + offset()] : r);

@@ -2,12 +2,13 @@
 // a transaction's spans are (event.ts), with `_meta` in the span as Relay writes it.
 import { mergeMeta, scrubSpanData } from './event.ts';
 import type { CompiledScrub } from './settings.ts';
-import { child, type Hit, type Obj, type WalkState, walkValue } from './walk.ts';
+import { child, type Hit, newMeta, type Obj, type WalkState, walkValue } from './walk.ts';
 
 export function scrubSpanV1(span: Obj, c: CompiledScrub): Hit[] {
-  const state: WalkState = { c, hits: [], meta: Object.create(null) };
+  const state: WalkState = { c, hits: [], meta: newMeta() };
   const node = child(undefined, '', 'span');
-  if ('description' in span) walkValue(state, span, 'description', child(node, 'description'), ['description'], 'span');
+  if (Object.hasOwn(span, 'description'))
+    walkValue(state, span, 'description', child(node, 'description'), ['description'], 'span');
   scrubSpanData(state, span, child(node, 'data'), ['data'], 'span');
   if (Object.keys(state.meta).length > 0) mergeMeta(span, state.meta);
   return state.hits;

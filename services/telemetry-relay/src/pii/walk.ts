@@ -36,7 +36,7 @@ export interface Hit {
 export interface WalkState {
   c: CompiledScrub;
   hits: Hit[];
-  /** `_meta` remarks by JSON location, built as Relay lays them out (`{"": {"rem": […], "len": n}}`). */
+  /** `_meta` remarks by JSON location, as Relay lays them out (`{"": {"rem": […], "len": n}}`); from newMeta(). */
   meta: Record<string, unknown>;
 }
 
@@ -49,18 +49,26 @@ export type Location = ReadonlyArray<string | number>;
 export const child = (parent: PathNode | undefined, key: string, type?: string): PathNode =>
   type === undefined ? { key, parent } : { key, type, parent };
 
+/** A `_meta` node: without a prototype, a client's key (`__proto__`, `constructor`) is an ordinary member. */
+export const newMeta = (): Obj => Object.create(null) as Obj;
+
+/** Sets an own member, whatever its name: assigning `__proto__` would set the object's prototype instead. */
+export const setOwn = (object: Obj, key: string, value: unknown): void => {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+};
+
 export function addMeta(state: WalkState, at: Location, remarks: Remark[], len?: number): void {
   let node = state.meta;
   for (const part of at) {
     const key = String(part);
-    let next = node[key] as Record<string, unknown> | undefined;
+    let next = Object.hasOwn(node, key) ? (node[key] as Obj | undefined) : undefined;
     if (typeof next !== 'object' || next === null) {
-      next = {};
-      node[key] = next;
+      next = newMeta();
+      setOwn(node, key, next);
     }
     node = next;
   }
-  if (node[''] === undefined) node[''] = { rem: [] };
+  if (!Object.hasOwn(node, '')) setOwn(node, '', { rem: [] });
   const own = node[''] as { rem: Remark[]; len?: number };
   own.rem.push(...remarks);
   if (len !== undefined && own.len === undefined) own.len = len;

@@ -13,6 +13,7 @@ import {
   type CompiledScrub,
   compileScrub,
   type Hit,
+  newMeta,
   type ScrubSettings,
   scrubEvent,
   walkChildren,
@@ -53,7 +54,7 @@ const SCRUBBERS: ReadonlyMap<string, ItemScrubber> = new Map<string, ItemScrubbe
 
 /** The browser's CSP report as sent: its fields scrubbed, no `_meta` (not part of a report's format). */
 function scrubReport(parsed: Obj, c: CompiledScrub): Hit[] {
-  const state = { c, hits: [] as Hit[], meta: Object.create(null) as Record<string, unknown> };
+  const state = { c, hits: [] as Hit[], meta: newMeta() };
   walkChildren(state, parsed, { key: 'csp' }, [], 'csp');
   return state.hits;
 }

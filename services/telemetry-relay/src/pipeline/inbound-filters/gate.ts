@@ -13,7 +13,7 @@ import type { FilteredKind, InboundFilter } from './types.ts';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const USER_AGENT = 'user-agent';
-const UNESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const UNESCAPED: ReadonlyMap<string, string> = new Map(Object.entries({ b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }));
 const NON_ASCII = /[\u0080-\u00ff]/;
 /** Verdicts kept per gate (paths and user agents repeat across envelopes), and the longest value kept. */
 const MAX_VERDICTS = 1000;
@@ -44,7 +44,7 @@ function valueAfter(text: string, end: number): string | undefined {
   if (NON_ASCII.test(value)) value = Buffer.from(value, 'latin1').toString('utf8');
   if (!value.includes('\\')) return value;
   // No \u escape is left (the caller checked): every other JSON escape stands for one character.
-  return value.replace(/\\(.)/g, (_, char: string) => UNESCAPED[char] ?? char);
+  return value.replace(/\\(.)/g, (_, char: string) => UNESCAPED.get(char) ?? char);
 }
 
 /** Calls `found` with every string value under `key` (case-sensitive; a User-Agent header in any case) until true. */

@@ -33,7 +33,9 @@ const FORWARDED_REQUEST_HEADERS = [
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits', 'x-request-id'];
 
 const pick = <T extends object>(headers: T, names: readonly string[]) =>
-  Object.fromEntries(names.flatMap((name) => (name in headers ? [[name, headers[name as keyof T]]] : []))) as T;
+  Object.fromEntries(
+    names.flatMap((name) => (Object.hasOwn(headers, name) ? [[name, headers[name as keyof T]]] : [])),
+  ) as T;
 
 export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions): Promise<void> {
   const target = tunnelDestination(options.path, options.target);
