@@ -3,13 +3,13 @@
 // ſ and K that fold under `iu`), shrunk to a short counterexample when one differs. Fixed seed; FC_RUNS=… for more.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { globAutomaton } from '../src/pipeline/inbound-filters/glob-automaton.ts';
-import { globsToRegExp, linearAsRegExp } from '../src/pipeline/inbound-filters/glob.ts';
-import { tridentWithRv } from '../src/pipeline/inbound-filters/legacy-browsers.ts';
 import { emailPattern, passwordKeyPattern, pemPattern } from '../src/pii/matchers.ts';
 import { regexPattern } from '../src/pii/pattern.ts';
 import { EMAIL, PASSWORD_KEY, PEM_KEY, USER_PATH } from '../src/pii/patterns.ts';
 import { userPathPattern } from '../src/pii/user-path.ts';
+import { globsToRegExp, linearAsRegExp } from '../src/pipeline/inbound-filters/glob.ts';
+import { globAutomaton } from '../src/pipeline/inbound-filters/glob-automaton.ts';
+import { tridentWithRv } from '../src/pipeline/inbound-filters/legacy-browsers.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 3000);
 const settings = { seed: 45, numRuns: RUNS };
@@ -117,9 +117,13 @@ describe('hand-written matchers find what the regexes they replace find', () => 
     const globPieces = ['*', '?', 'a', 'B', '{', '}', ',', '[ab]', '[!a]', '[a-c]', '\\*', '\\', '.', '\u00e9', 'k'];
     const textPieces = ['a', 'b', 'A', 'B', 'c', '*', '.', '\u00e9', '\u00c9', '\u00df', '\u017f', '\u212a', 'k', 'K'];
     fc.assert(
-      fc.property(fc.array(textOf(globPieces, 8), { minLength: 1, maxLength: 3 }), textOf(textPieces, 12), (globs, text) => {
-        expect(globAutomaton(globs)(text)).toBe(globsToRegExp(globs).test(text));
-      }),
+      fc.property(
+        fc.array(textOf(globPieces, 8), { minLength: 1, maxLength: 3 }),
+        textOf(textPieces, 12),
+        (globs, text) => {
+          expect(globAutomaton(globs)(text)).toBe(globsToRegExp(globs).test(text));
+        },
+      ),
       settings,
     );
   });

@@ -33,24 +33,23 @@ const findEmail =
     return undefined;
   };
 
-/** The end of `[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2,}\b` from `start`, or -1. */
+/**
+ * The end of `[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2,}\b` from `start`, or -1. The regex takes every label,
+ * then gives them back one at a time until one opens with two letters or more and no word character after them: the
+ * last such label after the first.
+ */
 function domainEnd(text: string, start: number): number {
-  const labels: number[] = [];
   let i = start;
   while (isDomain(code(text, i))) i++;
   if (i === start) return -1;
+  let end = -1;
   while (code(text, i) === 0x2e && isDomain(code(text, i + 1))) {
-    labels.push(++i);
+    const label = ++i;
+    while (isLetter(code(text, i))) i++;
+    if (i - label >= 2 && !isWord(code(text, i))) end = i;
     while (isDomain(code(text, i))) i++;
   }
-  // The regex takes as many labels as it can, then gives them back one at a time until the next opens with letters.
-  for (let j = labels.length - 1; j >= 0; j--) {
-    const label = labels[j] as number;
-    let end = label;
-    while (isLetter(code(text, end))) end++;
-    if (end - label >= 2 && !isWord(code(text, end))) return end;
-  }
-  return -1;
+  return end;
 }
 
 const BEGIN = '-----BEGIN';

@@ -6,12 +6,21 @@
 type Piece = { test: (c: number) => boolean } | 'star' | { options: Piece[][] };
 
 /** The `i` flag's Canonicalize without `u` (ECMA-262 22.2.2.7.3): upper case, unless that leaves ASCII or one unit. */
-const canonical = (c: number): number => {
-  const char = String.fromCharCode(c);
-  const upper = char.toUpperCase();
+function canonicalOf(c: number): number {
+  const upper = String.fromCharCode(c).toUpperCase();
   if (upper.length !== 1) return c;
   const u = upper.charCodeAt(0);
   return c >= 128 && u < 128 ? c : u;
+}
+/** canonicalOf, remembered per code unit (plus one; 0: not yet known). */
+const CANONICAL = new Uint16Array(0x10000);
+const canonical = (c: number): number => {
+  let known = CANONICAL[c] as number;
+  if (known === 0) {
+    known = canonicalOf(c) + 1;
+    if (known <= 0xffff) CANONICAL[c] = known;
+  }
+  return known - 1;
 };
 
 const literal = (char: string) => {
@@ -90,36 +99,87 @@ function compile(pieces: readonly Piece[], states: State[], next: number): numbe
 export function globAutomaton(globs: readonly string[]): (text: string) => boolean {
   const states: State[] = [{ end: true }];
   const starts = globs.map((glob) => compile(parseGlob(glob), states, 0));
-  return (text) => {
-    let mark = new Uint32Array(states.length);
-    let generation = 1;
-    let active: number[] = [];
-    const add = (list: number[], s: number) => {
-      if (mark[s] === generation) return;
-      mark[s] = generation;
+  // Each state's closure: the states it stands for without reading (forks opened, a `*` also skipped).
+  const closure = (from: readonly number[]): number[] => {
+    const out = new Set<number>();
+    const visit = (s: number) => {
       const state = states[s] as State;
-      if ('fork' in state) for (const t of state.fork) add(list, t);
-      else {
-        list.push(s);
-        if ('star' in state) add(list, state.next);
+      if ('fork' in state) for (const t of state.fork) visit(t);
+      else if (!out.has(s)) {
+        out.add(s);
+        if ('star' in state) visit(state.next);
       }
     };
-    for (const s of starts) add(active, s);
-    for (let i = 0; i < text.length && active.length > 0; i++) {
-      const c = text.charCodeAt(i);
-      const following: number[] = [];
-      generation++;
-      if (generation === 0xffffffff) {
-        mark = new Uint32Array(states.length);
-        generation = 1;
-      }
-      for (const s of active) {
-        const state = states[s] as State;
-        if ('star' in state) add(following, s);
-        else if ('test' in state && state.test(c)) add(following, state.next);
-      }
-      active = following;
+    for (const s of from) visit(s);
+    return [...out];
+  };
+  const closures = states.map((_, s) => closure([s]));
+  const afterReading = states.map((state) => ('next' in state ? closures[state.next] : undefined));
+  const first = closure(starts);
+  // Flat arrays for the loop below: 0 end, 1 a test, 2 a `*` (forks never appear in a closure).
+  const kind = Int8Array.from(states, (state) => ('test' in state ? 1 : 'star' in state ? 2 : 0));
+  const tests = states.map((state) => ('test' in state ? state.test : undefined));
+  /** The states after reading `c` in each of `from` (sorted, so that equal sets have equal keys). */
+  const step = (from: Int32Array, c: number): Int32Array => {
+    const next = new Set<number>();
+    for (const s of from) {
+      const to =
+        kind[s] === 2
+          ? closures[s]
+          : kind[s] === 1 && (tests[s] as (c: number) => boolean)(c)
+            ? afterReading[s]
+            : undefined;
+      if (to) for (const t of to) next.add(t);
     }
-    return active.some((s) => 'end' in (states[s] as State));
+    return Int32Array.from(next).sort();
+  };
+  // The sets met so far, each with its moves by ASCII code (-1: not yet known) and by other code units: a lazily
+  // built DFA, one lookup a character. Past MAX_SETS new sets are stepped without being kept (still linear).
+  interface DfaState {
+    set: Int32Array;
+    accepts: boolean;
+    ascii: Int32Array;
+    other: Map<number, number>;
+  }
+  const dfa: DfaState[] = [];
+  const known = new Map<string, number>();
+  const MAX_SETS = 4096;
+  const intern = (set: Int32Array): DfaState | number => {
+    const key = set.join(',');
+    const found = known.get(key);
+    if (found !== undefined) return found;
+    const state = {
+      set,
+      accepts: set.some((s) => kind[s] === 0),
+      ascii: new Int32Array(128).fill(-1),
+      other: new Map(),
+    };
+    if (dfa.length >= MAX_SETS) return state;
+    dfa.push(state);
+    known.set(key, dfa.length - 1);
+    return dfa.length - 1;
+  };
+  const start = intern(Int32Array.from(first).sort());
+  return (text) => {
+    let current: DfaState | number = start;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (typeof current === 'number') {
+        const state = dfa[current] as DfaState;
+        const cached = c < 128 ? (state.ascii[c] as number) : (state.other.get(c) ?? -1);
+        if (cached >= 0) {
+          current = cached;
+          continue;
+        }
+        const next = intern(step(state.set, c));
+        if (typeof next === 'number') {
+          if (c < 128) state.ascii[c] = next;
+          else state.other.set(c, next);
+        }
+        current = next;
+      } else current = intern(step(current.set, c));
+      if ((typeof current === 'number' ? (dfa[current] as DfaState) : current).set.length === 0) return false;
+    }
+    return (typeof current === 'number' ? (dfa[current] as DfaState) : current).accepts;
   };
 }
