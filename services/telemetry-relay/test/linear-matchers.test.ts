@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { emailPattern, passwordKeyPattern, pemPattern } from '../src/pii/matchers.ts';
 import { regexPattern } from '../src/pii/pattern.ts';
 import { EMAIL, PASSWORD_KEY, PEM_KEY, USER_PATH } from '../src/pii/patterns.ts';
+import { endsWithUrlCredentials } from '../src/pii/prescan.ts';
 import { userPathPattern } from '../src/pii/user-path.ts';
 import { globsToRegExp, linearAsRegExp } from '../src/pipeline/inbound-filters/glob.ts';
 import { globAutomaton } from '../src/pipeline/inbound-filters/glob-automaton.ts';
@@ -98,6 +99,19 @@ describe('hand-written matchers find what the regexes they replace find', () => 
     fc.assert(
       fc.property(textOf(pieces), (text) => {
         expect(passwordKeyPattern.test(text)).toBe(regex.test(text));
+      }),
+      settings,
+    );
+  });
+
+  it("the prescan's URL credentials before an @, as the regex on the 512 characters before it", () => {
+    const pieces = ['//', '/', ':', 'a', 'B', '0', '%', '_', '.', '-', '@', ' ', 'x'.repeat(100), ...ODD];
+    const regex = /\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/;
+    fc.assert(
+      fc.property(textOf(pieces, 30), fc.nat(), (text, n) => {
+        const at = text.length === 0 ? 0 : n % (text.length + 1);
+        const from = Math.max(0, at - 512);
+        expect(endsWithUrlCredentials(text, at, from)).toBe(regex.test(text.slice(from, at)));
       }),
       settings,
     );

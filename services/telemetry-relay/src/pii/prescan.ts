@@ -48,8 +48,29 @@ const SHORT = 5;
 const ownRegex = (word: string) => word.length < SHORT || !/^[a-z]/i.test(word);
 /** What follows the "@" of an e-mail address (EMAIL's domain part), tried at one position. */
 const EMAIL_DOMAIN = /[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2}/y;
-/** URL credentials ending at an "@" (URL_PASSWORD without the "@"), in the text just before it. */
-const URL_CREDENTIALS = /\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/;
+/** URL credentials' characters (URL_PASSWORD's user and password). */
+const isCredential = (c: number) =>
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x25 ||
+  c === 0x5f ||
+  c === 0x2e ||
+  c === 0x2d;
+
+/**
+ * Whether `//user:password` ends at `at` and starts at or after `from` (URL_PASSWORD without its "@"), read backwards:
+ * `/\/\/[a-zA-Z0-9%_.-]+:[a-zA-Z0-9%_.-]+$/` on the slice [from, at), without the slice and the regex's restart at
+ * every "//" (512 steps an "@" on a text of "a@"; decision 045).
+ */
+export function endsWithUrlCredentials(text: string, at: number, from: number): boolean {
+  let colon = at;
+  while (colon > from && isCredential(text.charCodeAt(colon - 1))) colon--;
+  if (colon === at || colon - 1 <= from || text[colon - 1] !== ':') return false;
+  let user = colon - 1;
+  while (user > from && isCredential(text.charCodeAt(user - 1))) user--;
+  return user < colon - 1 && user - 2 >= from && text[user - 1] === '/' && text[user - 2] === '/';
+}
 const LOCAL_PART = /[a-zA-Z0-9.!#$%&'*+/=?^_\x60{|}~-]/;
 
 const compileWords = (words: readonly string[]): RegExp[] => {
@@ -65,7 +86,7 @@ function atMayMatch(text: string): boolean {
   for (let at = text.indexOf('@'); at > 0; at = text.indexOf('@', at + 1)) {
     if (!LOCAL_PART.test(text[at - 1] as string)) continue;
     EMAIL_DOMAIN.lastIndex = at + 1;
-    if (EMAIL_DOMAIN.test(text) || URL_CREDENTIALS.test(text.slice(Math.max(0, at - 512), at))) return true;
+    if (EMAIL_DOMAIN.test(text) || endsWithUrlCredentials(text, at, Math.max(0, at - 512))) return true;
   }
   return false;
 }
