@@ -8,6 +8,8 @@ const DRIVE = /[a-zA-Z]:[\\/]/iuy;
 const NAMED = /(?:users|home|documents and settings)[\\/]/iuy;
 const PROFILES = /[/\\]profiles[\\/]/iuy;
 const ROOTED = /\/(?:home|users)\//iuy;
+/** In every match (each alternative ends with one of these words and a slash): most values hold none. */
+const ANY_NAME = /(?:users|home|documents and settings|profiles)[\\/]/iu;
 
 const isSlash = (c: number) => c === 0x2f || c === 0x5c;
 /** `\w` under `i` and `u`: `\b` looks at it. */
@@ -27,6 +29,7 @@ const at = (regex: RegExp, text: string, index: number): number => {
 };
 
 function findUserPath(text: string): Find {
+  if (!ANY_NAME.test(text)) return () => undefined;
   const c = (i: number) => (i >= 0 && i < text.length ? text.charCodeAt(i) : -1);
   const nameEnd = (start: number) => {
     let end = start;
