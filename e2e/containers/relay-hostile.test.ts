@@ -300,7 +300,7 @@ describe(`telemetry-relay container under hostile traffic (${pod.memoryBytes / M
   };
 
   it.each(QUADRATIC_INPUTS)(
-    'input: $label (≈600 KB events, 2 clients) holds no one up',
+    'input: $label (events up to 600 KB, 2 clients) holds no one up',
     async ({ label, build }) => {
       const f = await inputAttack(
         label,
