@@ -23,16 +23,19 @@ const FIRST_CALL_MAX_MS_PER_MIB = 16_000;
 /** Each sample reads at least this many bytes (several calls on the smaller texts). */
 const SAMPLE_BYTES = 512 * KIB;
 
-/** The best of `runs` timings of `calls` calls of `run` on `text`. */
-function best(run: (text: string) => unknown, text: string, calls: number, runs: number): number {
+/** The best of `runs` timings of `run` on each of `texts`. */
+function best(run: (text: string) => unknown, texts: readonly string[], runs: number): number {
   let min = Number.POSITIVE_INFINITY;
   for (let r = 0; r < runs; r++) {
     const start = performance.now();
-    for (let i = 0; i < calls; i++) run(text);
+    for (const text of texts) run(text);
     min = Math.min(min, performance.now() - start);
   }
   return min;
 }
+
+/** A flat copy (no rope for the first regex to flatten inside the timing). */
+const flat = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
 /**
  * Milliseconds per MiB at each size, stopping at the first whose time per byte grew too much; measured again once
@@ -47,7 +50,10 @@ function growth(
   const measure = () => {
     const times: number[] = [];
     for (const size of sizes) {
-      const text = worst(size);
+      // Distinct texts, so that 64 KiB read eight times is not served from the caches 1 MiB cannot fit in.
+      const calls = Math.max(1, Math.round(SAMPLE_BYTES / size));
+      const texts = Array.from({ length: calls }, () => flat(worst(size)));
+      const text = texts[0] as string;
       // One call first: it warms up (compiles the regex, flattens the string) and stops a pattern that is already
       // hopeless (a quadratic one takes seconds at 64 KiB and minutes at 1 MiB) before the repeated samples.
       const start = performance.now();
@@ -57,8 +63,7 @@ function growth(
       if (size !== sizes[0] && once >= NEGLIGIBLE_MS && once > 10 * MAX_GROWTH * (times[0] as number)) {
         return { times: [...times, once], grew: true };
       }
-      const calls = Math.max(1, Math.round(SAMPLE_BYTES / size));
-      times.push((best(run, text, calls, runs) * MIB) / (calls * size));
+      times.push((best(run, texts, runs) * MIB) / (calls * size));
       const last = times[times.length - 1] as number;
       if (last >= NEGLIGIBLE_MS && last > MAX_GROWTH * (times[0] as number)) return { times, grew: true };
     }

@@ -1,13 +1,14 @@
 // The rules' patterns as the scrubber runs them. Most are Relay's regexes as they are (patterns.ts); four backtrack
 // super-linearly on V8 (Relay's Rust `regex` is linear) and are matched here by hand, finding exactly the spans the
 // regex finds (test/linear-matchers.test.ts proves each against its regex on generated input; decision 045).
+import { isAsciiAlnum, isAsciiLetter } from './chars.ts';
 import { type Find, type Pattern, scanner } from './pattern.ts';
 import { PASSWORD_KEY } from './patterns.ts';
 
 const code = (text: string, i: number) => (i >= 0 && i < text.length ? text.charCodeAt(i) : -1);
 const between = (c: number, low: string, high: string) => c >= low.charCodeAt(0) && c <= high.charCodeAt(0);
-const isLetter = (c: number) => between(c, 'a', 'z') || between(c, 'A', 'Z');
-const isAlnum = (c: number) => isLetter(c) || between(c, '0', '9');
+const isLetter = isAsciiLetter;
+const isAlnum = isAsciiAlnum;
 /** `\w` (without `i`): `\b` looks at it. */
 const isWord = (c: number) => isAlnum(c) || c === 0x5f;
 const LOCAL_EXTRA = new Set([..."!#$%&'*+/=?^_`{|}~-."].map((c) => c.charCodeAt(0)));

@@ -6,6 +6,7 @@
 // and 021-sampled-key-word-scan.md.
 
 import { foundWords, type TableShape, type TableWord, tableable, wordTable } from './byte-scan.ts';
+import { isAsciiAlnum } from './chars.ts';
 import { NUMBER_SHAPES } from './number-shapes.ts';
 
 /** The default rules' key words, lower-case (matched case-insensitively). */
@@ -49,14 +50,7 @@ const ownRegex = (word: string) => word.length < SHORT || !/^[a-z]/i.test(word);
 /** What follows the "@" of an e-mail address (EMAIL's domain part), tried at one position. */
 const EMAIL_DOMAIN = /[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2}/y;
 /** URL credentials' characters (URL_PASSWORD's user and password). */
-const isCredential = (c: number) =>
-  (c >= 0x61 && c <= 0x7a) ||
-  (c >= 0x41 && c <= 0x5a) ||
-  (c >= 0x30 && c <= 0x39) ||
-  c === 0x25 ||
-  c === 0x5f ||
-  c === 0x2e ||
-  c === 0x2d;
+const isCredential = (c: number) => isAsciiAlnum(c) || c === 0x25 || c === 0x5f || c === 0x2e || c === 0x2d;
 
 /**
  * Whether `//user:password` ends at `at` and starts at or after `from` (URL_PASSWORD without its "@"), read backwards:

@@ -1,6 +1,7 @@
 // USER_PATH (patterns.ts, SCRUB_STRICT's `@userpath:replace`) by hand: its `[^/\\]+[/\\]profiles` alternative reads
 // from every word boundary to the next slash, quadratic in a text of words without one (decision 045). Here the next
 // slash is found once per stretch, and each start tries the regex's alternatives in its order.
+import { isAsciiAlnum } from './chars.ts';
 import { type Find, scanner } from './pattern.ts';
 
 // With `i` and `u`, as the rule compiles USER_PATH: ſ (U+017F) and K (U+212A) fold into ASCII letters.
@@ -13,13 +14,7 @@ const ANY_NAME = /(?:users|home|documents and settings|profiles)[\\/]/iu;
 
 const isSlash = (c: number) => c === 0x2f || c === 0x5c;
 /** `\w` under `i` and `u`: `\b` looks at it. */
-const isWord = (c: number) =>
-  (c >= 0x30 && c <= 0x39) ||
-  (c >= 0x41 && c <= 0x5a) ||
-  (c >= 0x61 && c <= 0x7a) ||
-  c === 0x5f ||
-  c === 0x17f ||
-  c === 0x212a;
+const isWord = (c: number) => isAsciiAlnum(c) || c === 0x5f || c === 0x17f || c === 0x212a;
 /** `[^/\\\r\n\x00]`: the user's name. */
 const isName = (c: number) => c >= 0 && !isSlash(c) && c !== 0x0d && c !== 0x0a && c !== 0;
 
