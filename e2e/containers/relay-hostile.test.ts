@@ -23,6 +23,7 @@ import {
   tally,
   userAddress,
 } from '../support/hostile.ts';
+import { protoCspReport, protoEvent, QUADRATIC_INPUTS } from '../support/input-attacks.ts';
 import {
   bigUploadsAtOnce,
   compressibleEnvelope,
@@ -39,6 +40,8 @@ import {
   byLabel,
   cutNote,
   damagedAttachments,
+  expectAccepted,
+  expectAnsweredWithin,
   expectCut,
   expectRefused,
   expectSurvived,
@@ -279,6 +282,55 @@ describe(`telemetry-relay container under hostile traffic (${pod.memoryBytes / M
       return results;
     });
   }, 120_000);
+
+  // Issue 37: inputs that froze the event loop (patterns quadratic on V8's backtracking engine, decision 045) and
+  // keys that reached Object.prototype. Valid events, so each must be answered 200 and delivered, scrubbed.
+  const inputAttack = (
+    name: string,
+    url: () => string,
+    request: () => { body: string; headers?: Record<string, string> },
+  ) =>
+    underAttack(arena, name, () =>
+      attackFor(url(), { workers: 2, windowMs: ATTACK_WINDOW_MS, pauseMs: 250 }, () => ({ label: name, ...request() })),
+    );
+  const expectHeld = (f: Awaited<ReturnType<typeof inputAttack>>) => {
+    expectAccepted(f.attacks);
+    expectSurvived(bounds, f);
+    expectAnsweredWithin(f, 1_000);
+  };
+
+  it.each(QUADRATIC_INPUTS)(
+    'input: $label (events up to 600 KB, 2 clients) holds no one up',
+    async ({ label, build }) => {
+      const f = await inputAttack(
+        label,
+        () => relay.tunnelUrl(),
+        () => ({ body: build(DSN).body }),
+      );
+      expectHeld(f);
+    },
+    90_000,
+  );
+
+  // Fails until wip-proto (Object.create(null) meta trees) is merged with this branch: the process exits.
+  it('prototype keys: {"extra":{"__proto__":{…}}} on the tunnel', async () => {
+    const f = await inputAttack(
+      '__proto__ under extra',
+      () => relay.tunnelUrl(),
+      () => ({ body: protoEvent(DSN).body }),
+    );
+    expectHeld(f);
+  }, 90_000);
+
+  // Fails until wip-proto is merged with this branch, as above.
+  it('prototype keys: a top-level __proto__ member of a CSP report', async () => {
+    const url = () => `${relay.tunnelUrl()}/security?dsn=${encodeURIComponent(DSN)}`;
+    const f = await inputAttack('__proto__ in a CSP report', url, () => ({
+      body: protoCspReport(),
+      headers: { 'content-type': 'application/csp-report' },
+    }));
+    expectHeld(f);
+  }, 90_000);
 
   it('outage: 26 envelopes with 20 MiB attachments spooled, a restart while upstream is down, then all delivered', async () => {
     const count = 26;

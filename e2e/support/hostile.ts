@@ -130,11 +130,12 @@ export interface Traffic {
 
 /** The ordinary ≈1 KB error envelope, one every `everyMs` (each on its own, not waiting for the previous one). */
 export function legitimateTraffic(url: string, dsn: string, everyMs = 250, timeoutMs = 10_000): Traffic {
-  const inFlight: Promise<{ eventId: string; answer: Answer }>[] = [];
+  const inFlight: Promise<{ eventId: string; answer: Answer; ms: number }>[] = [];
   const send = () => {
     const eventId = newEventId();
+    const started = performance.now();
     const answer = post(url, errorEnvelope(dsn, eventId), userAddress(inFlight.length), timeoutMs);
-    inFlight.push(answer.then((settled) => ({ eventId, answer: settled })));
+    inFlight.push(answer.then((settled) => ({ eventId, answer: settled, ms: performance.now() - started })));
   };
   send();
   const timer = setInterval(send, everyMs);

@@ -32,7 +32,7 @@ export interface Arena {
 }
 
 export type Labelled = { label: string; answer: Answer };
-export type Legit = { eventId: string; answer: Answer };
+export type Legit = { eventId: string; answer: Answer; ms?: number };
 
 /** What the relay went through during one phase of an attack. */
 export interface Survival {
@@ -127,10 +127,13 @@ export function report(arena: Arena, name: string, f: Survival, extra: string): 
       `${died ? `, died${state.oomKilled ? ' (OOM-killed)' : ''}` : ''}` +
       `${state.restartCount > 0 ? `, restarted ${state.restartCount} times` : ''}` +
       `${state.running ? '' : `, exited ${state.exitCode}`}; ${extra}; ` +
-      `legit ${JSON.stringify(tally(f.legit.map(({ answer }) => answer)))}; ` +
+      `legit ${JSON.stringify(tally(f.legit.map(({ answer }) => answer)))} (slowest ${slowestLegitMs(f).toFixed(0)} ms); ` +
       `answered 200 but not upstream: ${f.missing.length}\n`,
   );
 }
+
+/** How long the slowest legitimate envelope waited for its answer. */
+export const slowestLegitMs = (f: Survival): number => Math.max(0, ...f.legit.map(({ ms }) => ms ?? 0));
 
 export const cutNote = (slow: SlowClientReport | undefined) =>
   slow
@@ -167,4 +170,16 @@ export function expectCut(bounds: Bounds, slow: SlowClientReport | undefined, ti
   expect.soft(slowest, 'slowest cut (ms)').toBeLessThanOrEqual(timeoutMs + bounds.cutMarginMs);
   const serverErrors = Object.keys(slow?.answers ?? {}).filter((s) => s.startsWith('5') && s !== '503');
   expect.soft(serverErrors, 'slow connections answered with a 5xx').toEqual([]);
+}
+
+/** Every attack was answered 200 (it is a valid event, however costly): it must be accepted and delivered. */
+export function expectAccepted(attacks: Labelled[]): void {
+  const other = attacks.filter(({ answer }) => answer.status !== 200);
+  expect.soft(byLabel(other), 'attack envelopes answered other than 200').toEqual({});
+  expect.soft(attacks.length, 'attack envelopes sent').toBeGreaterThan(0);
+}
+
+/** Another client's envelope waited at most `ms` for its answer while the attack ran. */
+export function expectAnsweredWithin(f: Survival, ms: number): void {
+  expect.soft(slowestLegitMs(f), 'slowest legitimate envelope (ms)').toBeLessThanOrEqual(ms);
 }

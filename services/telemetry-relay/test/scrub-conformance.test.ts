@@ -490,6 +490,15 @@ const EVENT_ROWS: Array<[name: string, row: Row]> = [
     },
   ],
   [
+    // Ours: escaped as `\-`, which a `u` regex refuses, the field stopped the relay at startup (decision 045).
+    'a sensitive field with a hyphen is matched as written',
+    {
+      env: { ...IP, SENSITIVE_FIELDS: 'x-session-id' },
+      input: { extra: { 'X-Session-Id': 'abc123', note: 'sent x-session-id=abc123', other: 'x_session_id' } },
+      output: { extra: { 'X-Session-Id': F, note: F, other: 'x_session_id' } },
+    },
+  ],
+  [
     'convert.rs test_event_message_not_strippable',
     {
       env: { ...IP, SENSITIVE_FIELDS: 'formatted' },

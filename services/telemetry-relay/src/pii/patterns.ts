@@ -62,5 +62,5 @@ export const SENSITIVE_COOKIES: ReadonlySet<string> = new Set([
 /** Strings Relay never scrubs (processor.rs process_string). */
 export const NEVER_SCRUBBED: ReadonlySet<string> = new Set(['', 'true', 'false', 'null', 'undefined']);
 
-/** `text` as a literal in a `u`-flag regex, where escaping anything but syntax characters (as `\-`) is an error. */
+/** For a `u` regex, which refuses `\-` outside a class: a field like `session-id` would stop the relay at startup. */
 export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

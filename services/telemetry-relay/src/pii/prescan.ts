@@ -73,7 +73,7 @@ const compileWords = (words: readonly string[]): RegExp[] => {
 };
 
 /** Whether `//user:password` (URL_PASSWORD without its "@") ends at `at`: the runs read backwards, each once. */
-function credentialsBefore(text: string, at: number): boolean {
+export function credentialsBefore(text: string, at: number): boolean {
   let i = at - 1;
   while (i >= 0 && URL_CHAR[text.charCodeAt(i)] === 1) i--;
   if (i === at - 1 || text.charCodeAt(i) !== 0x3a) return false;

@@ -20,6 +20,9 @@ import {
   walkValue,
 } from './walk.ts';
 
+/** A form body (Relay parses it into fields); anchored, each part's class excludes the next separator: linear. */
+export const FORM_BODY = /^[^=&\s{[]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*$/;
+
 export function scrubRequest(state: WalkState, request: Obj, node: PathNode, at: Location, field: FieldKind): void {
   const c = state.c;
   for (const key of Object.keys(request)) {
@@ -47,7 +50,7 @@ export function scrubRequest(state: WalkState, request: Obj, node: PathNode, at:
         scrubHeaders(state, value, node, keyNode, keyAt, field);
         break;
       case 'data':
-        if (typeof value === 'string' && /^[^=&\s{[]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*$/.test(value)) {
+        if (typeof value === 'string' && FORM_BODY.test(value)) {
           // A form body (Relay parses it into fields).
           const scrubbed = scrubPairs(state, value, 'query', keyNode, keyAt, field);
           if (scrubbed !== undefined) request.data = scrubbed;

@@ -1,24 +1,14 @@
 // Sentry's project settings (relay-pii legacy.rs DataScrubbingConfig) turned into rule lists the way Relay's
 // convert.rs `to_pii_config` does: `@common:filter` (+ `@ip:replace`, + "strip-fields") on most string values,
 // replace-only rules in the message, `@anything:filter` on session cookies, `@anything:remove` on known IP fields.
-import {
-  BEARER,
-  CREDITCARD,
-  EMAIL,
-  escapeRegex,
-  IBAN,
-  IPV4,
-  IPV6,
-  PASSWORD_KEY,
-  PEM_KEY,
-  TOKEN_KEY,
-  URL_PASSWORD,
-  US_SSN,
-  USER_PATH,
-} from './patterns.ts';
+
+import { emailPattern, passwordKeyPattern, pemPattern } from './matchers.ts';
+import { type Pattern, regexPattern } from './pattern.ts';
+import { BEARER, CREDITCARD, escapeRegex, IBAN, IPV4, IPV6, TOKEN_KEY, URL_PASSWORD, US_SSN } from './patterns.ts';
 import { ALWAYS, createPrescan, createTextCheck, type Prescan, TRIGGER_WORDS } from './prescan.ts';
 import { parseSelector, type Selector } from './selector.ts';
 import type { StringRule } from './strings.ts';
+import { userPathPattern } from './user-path.ts';
 
 export interface ScrubSettings {
   /** SCRUB_DATA ("Data Scrubber"): off turns everything but IP scrubbing off. */
@@ -61,14 +51,21 @@ export interface CompiledScrub {
   mayMatch: ((text: string) => boolean) | undefined;
 }
 
-const rule = (
-  id: string,
-  on: StringRule['on'],
-  source: string,
-  replace: StringRule['replace'],
-  text: string,
-  i = false,
-) => ({ id, on, regex: new RegExp(source, `gdu${i ? 'i' : ''}`), replace, text }) satisfies StringRule;
+const rule = (id: string, on: StringRule['on'], pattern: Pattern, replace: StringRule['replace'], text: string) =>
+  ({ id, on, pattern, replace, text }) satisfies StringRule;
+
+/** Relay's regexes that are linear on V8 as they are; `i` for case-insensitive ones (decision 045 for the others). */
+const re = (name: string, source: string, i = false) => regexPattern(name, source, i ? 'ui' : 'u');
+const PATTERNS = {
+  CREDITCARD: re('CREDITCARD', CREDITCARD),
+  IBAN: re('IBAN', IBAN),
+  URL_PASSWORD: re('URL_PASSWORD', URL_PASSWORD),
+  BEARER: re('BEARER', BEARER, true),
+  TOKEN_KEY: re('TOKEN_KEY', TOKEN_KEY, true),
+  US_SSN: re('US_SSN', US_SSN),
+  IPV4: re('IPV4', IPV4),
+  IPV6: re('IPV6', IPV6),
+};
 
 const FILTERED = '[Filtered]';
 
@@ -79,39 +76,42 @@ export function compileScrub(settings: ScrubSettings): CompiledScrub | undefined
   const message: StringRule[] = [];
   if (defaults) {
     fields.push(
-      rule('@creditcard:filter', 'value', CREDITCARD, 0, FILTERED),
-      rule('@iban:filter', 'value', IBAN, 0, FILTERED),
-      rule('@pemkey:filter', 'value', PEM_KEY, 1, FILTERED),
-      rule('@urlauth:legacy', 'value', URL_PASSWORD, 2, FILTERED),
+      rule('@creditcard:filter', 'value', PATTERNS.CREDITCARD, 0, FILTERED),
+      rule('@iban:filter', 'value', PATTERNS.IBAN, 0, FILTERED),
+      rule('@pemkey:filter', 'value', pemPattern, 1, FILTERED),
+      rule('@urlauth:legacy', 'value', PATTERNS.URL_PASSWORD, 2, FILTERED),
       // @userpath:filter is named in Relay's @common:filter but defined nowhere: Relay skips it, so do we.
-      rule('@password:filter', 'value', BEARER, 0, FILTERED, true),
-      rule('@password:filter', 'key', TOKEN_KEY, 'whole', FILTERED, true),
-      rule('@password:filter', 'keyvalue', PASSWORD_KEY, 'whole', FILTERED, true),
-      rule('@usssn:filter', 'value', US_SSN, 0, FILTERED),
+      rule('@password:filter', 'value', PATTERNS.BEARER, 0, FILTERED),
+      rule('@password:filter', 'key', PATTERNS.TOKEN_KEY, 'whole', FILTERED),
+      rule('@password:filter', 'keyvalue', passwordKeyPattern, 'whole', FILTERED),
+      rule('@usssn:filter', 'value', PATTERNS.US_SSN, 0, FILTERED),
     );
     message.push(
-      rule('@email:replace', 'value', EMAIL, 0, '[email]'),
-      rule('@creditcard:replace', 'value', CREDITCARD, 0, '[creditcard]'),
-      rule('@iban:replace', 'value', IBAN, 0, '[iban]'),
-      rule('@usssn:replace', 'value', US_SSN, 0, '[us-ssn]'),
-      rule('@bearer', 'value', BEARER, 0, 'Bearer [token]', true),
+      rule('@email:replace', 'value', emailPattern, 0, '[email]'),
+      rule('@creditcard:replace', 'value', PATTERNS.CREDITCARD, 0, '[creditcard]'),
+      rule('@iban:replace', 'value', PATTERNS.IBAN, 0, '[iban]'),
+      rule('@usssn:replace', 'value', PATTERNS.US_SSN, 0, '[us-ssn]'),
+      rule('@bearer', 'value', PATTERNS.BEARER, 0, 'Bearer [token]'),
     );
   }
   if (settings.scrubIpAddresses) {
-    fields.push(rule('@ip:replace', 'value', IPV4, 0, '[ip]'), rule('@ip:replace', 'value', IPV6, 1, '[ip]'));
+    fields.push(
+      rule('@ip:replace', 'value', PATTERNS.IPV4, 0, '[ip]'),
+      rule('@ip:replace', 'value', PATTERNS.IPV6, 1, '[ip]'),
+    );
   }
   const sensitive = settings.sensitiveFields.map((f) => f.trim()).filter((f) => f !== '');
   if (settings.scrubData && sensitive.length > 0) {
     const pattern = sensitive.map(escapeRegex).join('|');
-    fields.push(rule('strip-fields', 'keyvalue', pattern, 'whole', FILTERED, true));
+    fields.push(rule('strip-fields', 'keyvalue', re('SENSITIVE_FIELDS', pattern, true), 'whole', FILTERED));
   }
   const strict = settings.scrubData && settings.strict;
   if (strict) {
     fields.push(
-      rule('@email:replace', 'value', EMAIL, 0, '[email]'),
-      rule('@userpath:replace', 'value', USER_PATH, 1, '[user]', true),
+      rule('@email:replace', 'value', emailPattern, 0, '[email]'),
+      rule('@userpath:replace', 'value', userPathPattern, 1, '[user]'),
     );
-    message.push(rule('@userpath:replace', 'value', USER_PATH, 1, '[user]', true));
+    message.push(rule('@userpath:replace', 'value', userPathPattern, 1, '[user]'));
   }
   if (fields.length === 0 && message.length === 0 && !settings.scrubIpAddresses) return undefined;
   return {

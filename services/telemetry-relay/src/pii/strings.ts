@@ -1,6 +1,7 @@
 // How one rule changes one value, after Relay's processor.rs (apply_rule_to_value, apply_regex_to_chunks): a value is
 // text and redactions; each rule searches the text left (a redaction reads as "\0"), then replaces either the whole
 // value or the matched groups. Remarks name the rule and the replaced range of the *result*, never what was there.
+import type { Pattern } from './pattern.ts';
 import { NEVER_SCRUBBED } from './patterns.ts';
 
 export interface StringRule {
@@ -8,8 +9,8 @@ export interface StringRule {
   id: string;
   /** value: the regex searches the value; key: only the key; keyvalue: the key, else the value (whole value goes). */
   on: 'value' | 'key' | 'keyvalue';
-  /** Compiled with the `g` and `d` flags. */
-  regex: RegExp;
+  /** Linear in the value's length (pattern.ts). */
+  pattern: Pattern;
   /** The whole value, or the numbered group (0: the whole match). */
   replace: 'whole' | number;
   text: string;
@@ -27,10 +28,7 @@ export interface StringResult {
   rules: string[];
 }
 
-const matchesKey = (rule: StringRule, key: string): boolean => {
-  rule.regex.lastIndex = 0;
-  return rule.regex.test(key);
-};
+const matchesKey = (rule: StringRule, key: string): boolean => rule.pattern.test(key);
 
 /** A non-string value (number, array, object) under `key`: the first key rule that matches removes it. */
 export function removingRule(rules: readonly StringRule[], key: string): string | undefined {
@@ -73,14 +71,9 @@ function applyRule(chunks: Chunk[], key: string, rule: StringRule): Chunk[] {
     } else search += '\0';
   }
   if (!hasText) return chunks;
-  rule.regex.lastIndex = 0;
-  if (rule.replace === 'whole') return rule.regex.test(search) ? whole() : chunks;
+  if (rule.replace === 'whole') return rule.pattern.test(search) ? whole() : chunks;
 
-  const spans: Array<[number, number]> = [];
-  for (const match of search.matchAll(rule.regex)) {
-    const span = match.indices?.[rule.replace];
-    if (span && span[1] > span[0]) spans.push(span);
-  }
+  const spans = rule.pattern.spans(search, rule.replace).filter(([start, end]) => end > start);
   if (spans.length === 0) return chunks;
   const redactions = chunks.filter((chunk) => chunk.rule !== undefined);
   let next = 0;

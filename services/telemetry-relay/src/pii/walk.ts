@@ -70,7 +70,8 @@ export function addMeta(state: WalkState, at: Location, remarks: Remark[], len?:
   }
   if (!Object.hasOwn(node, '')) setOwn(node, '', { rem: [] });
   const own = node[''] as { rem: Remark[]; len?: number };
-  own.rem.push(...remarks);
+  // Not push(...remarks): a value with 100 000 matches would overflow the stack as arguments.
+  for (const remark of remarks) own.rem.push(remark);
   if (len !== undefined && own.len === undefined) own.len = len;
 }
 

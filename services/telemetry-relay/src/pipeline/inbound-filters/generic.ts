@@ -3,15 +3,15 @@
 // one (type, value) pair of globs. Both are on for a new project; the id is the outcome reason. Error events only:
 // transactions carry no exceptions.
 import { exceptions } from './event-fields.ts';
-import { globsToRegExp } from './glob.ts';
+import { compileGlobs } from './glob.ts';
 import type { InboundFilter } from './types.ts';
 
 type Pair = readonly [type: string | undefined, value: string];
 
 function exceptionCondition(pairs: readonly Pair[]) {
   const compiled = pairs.map(([type, value]) => ({
-    type: type === undefined ? undefined : globsToRegExp([type]),
-    value: globsToRegExp([value]),
+    type: type === undefined ? undefined : compileGlobs([type]),
+    value: compileGlobs([value]),
   }));
   return (event: Record<string, unknown>) =>
     exceptions(event).some((exception) =>

@@ -1,11 +1,11 @@
 // The two opt-in filters that take the project's own globs: relay-filter/src/error_messages.rs (the log message, or
 // each exception as "Type: value", Type or value alone when the other is empty) and releases.rs (the release name).
 import { exceptions, logMessage, release } from './event-fields.ts';
-import { globsToRegExp } from './glob.ts';
+import { compileGlobs } from './glob.ts';
 import type { InboundFilter } from './types.ts';
 
 export function errorMessages(patterns: readonly string[]): InboundFilter {
-  const globs = globsToRegExp(patterns);
+  const globs = compileGlobs(patterns);
   return {
     id: 'error-message',
     kinds: ['event', 'transaction'],
@@ -23,7 +23,7 @@ export function errorMessages(patterns: readonly string[]): InboundFilter {
 }
 
 export function releases(patterns: readonly string[]): InboundFilter {
-  const globs = globsToRegExp(patterns);
+  const globs = compileGlobs(patterns);
   return {
     id: 'release-version',
     kinds: ['event', 'transaction'],

@@ -1,7 +1,7 @@
 // relay-filter/src/transaction_name.rs with Sentry's health-check globs (sentry `HEALTH_CHECK_GLOBS`, sent to Relay
 // as `ignoreTransactions`): transactions only, never errors that happen to name the same route.
 import { eventType, transactionName } from './event-fields.ts';
-import { globsToRegExp } from './glob.ts';
+import { compileGlobs } from './glob.ts';
 import type { InboundFilter } from './types.ts';
 
 export const HEALTH_CHECK_GLOBS = [
@@ -17,7 +17,7 @@ export const HEALTH_CHECK_GLOBS = [
   '*/ping',
 ];
 
-const HEALTH_CHECKS = globsToRegExp(HEALTH_CHECK_GLOBS);
+const HEALTH_CHECKS = compileGlobs(HEALTH_CHECK_GLOBS);
 
 export const filteredTransaction: InboundFilter = {
   id: 'filtered-transaction',
