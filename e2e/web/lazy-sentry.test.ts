@@ -12,8 +12,10 @@ import {
   itemOf,
   telemetrySuite,
 } from '../support/telemetry-stack.ts';
+import { sdkChunkPath } from '../support/web-assets.ts';
 
-const SDK_CHUNK = /\/assets\/sentry-sdk-[\w-]+\.js$/;
+/** The lazily loaded SDK's chunk (named by content hash alone: found through the build's manifest). */
+const SDK_CHUNK = (url: URL) => url.pathname === sdkChunkPath();
 
 const suite = telemetrySuite();
 
@@ -148,7 +150,7 @@ describe('the Sentry SDK loaded after hydration', () => {
     const page = await suite.browser.newPage();
     let sdkRequested = false;
     page.on('request', (r) => {
-      if (SDK_CHUNK.test(r.url())) sdkRequested = true;
+      if (SDK_CHUNK(new URL(r.url()))) sdkRequested = true;
     });
     // An image still loading holds the document's load event (as a slow subresource on a phone would).
     let release = () => {};

@@ -168,7 +168,8 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
       return reply.code(status).headers(headers).type('application/json').send(body);
     }
   };
-  const path = securityPath(config.tunnelPath);
-  app.post(path, handler);
-  app.post(`${path}/`, handler);
+  for (const path of config.tunnelPaths.map(securityPath)) {
+    app.post(path, handler);
+    app.post(`${path}/`, handler);
+  }
 }
