@@ -4,24 +4,6 @@
 import { type Blocker, type FilterList, loadBlocker, type RequestType, type Verdict } from '@app/test-kit/filter-lists';
 import type { BrowserContext, Request } from 'playwright-core';
 
-/**
- * Rules that exist for single sites today, applied to all: each generalizes site-specific rules of the shipped lists
- * (EasyPrivacy, uBO Privacy), the one step a list maintainer takes to stop every deployment of a product at once.
- */
-export const SITE_RULES_APPLIED_TO_ALL: FilterList = {
-  name: 'site-rules-applied-to-all',
-  raw: [
-    '! ||julius.ai/monitoring, ||nius.de/monitoring (EasyPrivacy), ||suno.com/monitoring (uBO Privacy)',
-    '/monitoring',
-    '! ||tumblr.com/pop/js/modern/sentry-, ||redditstatic.com/shreddit/sentry- (EasyPrivacy)',
-    '/sentry-',
-    '! ||claude.ai/sentry^ (EasyPrivacy)',
-    '/sentry^',
-    '! ||hostinger.com/api-proxy/api/sentry/ (EasyPrivacy)',
-    '/api/sentry/',
-  ].join('\n'),
-};
-
 /** Playwright's resource types as the extension's webRequest names them (fetch and XHR alike are `xmlhttprequest`). */
 const TYPES: Record<string, RequestType> = {
   stylesheet: 'stylesheet',

@@ -5,9 +5,10 @@
 
 import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
+import { SITE_RULES_APPLIED_TO_ALL } from '@app/test-kit/filter-lists';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type AdBlocker, installAdBlocker, SITE_RULES_APPLIED_TO_ALL } from '../support/ad-blocker.ts';
+import { type AdBlocker, installAdBlocker } from '../support/ad-blocker.ts';
 import { launchChromium, waitForHydration, waitForSentry } from '../support/browser.ts';
 import {
   browserTransaction,

@@ -56,6 +56,24 @@ export interface Blocker {
   match(url: string, type: RequestType, originUrl: string): Verdict | undefined;
 }
 
+/**
+ * Rules that exist for single sites today, applied to all: each generalizes site-specific rules of the shipped lists
+ * (EasyPrivacy, uBO Privacy), the one step a list maintainer takes to stop every deployment of a product at once.
+ */
+export const SITE_RULES_APPLIED_TO_ALL: FilterList = {
+  name: 'site-rules-applied-to-all',
+  raw: [
+    '! ||julius.ai/monitoring, ||nius.de/monitoring (EasyPrivacy), ||suno.com/monitoring (uBO Privacy)',
+    '/monitoring',
+    '! ||tumblr.com/pop/js/modern/sentry-, ||redditstatic.com/shreddit/sentry- (EasyPrivacy)',
+    '/sentry-',
+    '! ||claude.ai/sentry^ (EasyPrivacy)',
+    '/sentry^',
+    '! ||hostinger.com/api-proxy/api/sentry/ (EasyPrivacy)',
+    '/api/sentry/',
+  ].join('\n'),
+};
+
 interface Asset {
   content?: string;
   off?: boolean;

@@ -1,5 +1,6 @@
 // The tunnel path a deployment gets without TUNNEL_PATH: the one SDK 11's `tunnel: true` derives from each allowed
-// DSN (decision 048), served for envelopes and CSP reports; no fixed path a filter list could name for everyone.
+// DSN (decision 048), served for envelopes and CSP reports; no fixed path or name a filter list could take from every
+// deployment.
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { getTunnelPath } from '@sentry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,13 +39,28 @@ describe('a relay without TUNNEL_PATH', () => {
   });
   afterAll(() => Promise.all([relay?.close(), capture?.close()]).then(removeTempDirs));
 
+  const report = JSON.stringify({ 'csp-report': { 'blocked-uri': 'inline', 'effective-directive': 'script-src' } });
+  const postReport = (url: string) => post(url, report, { 'content-type': 'application/csp-report' });
+
   it('takes envelopes and CSP reports on the derived path, and nothing on /monitoring', async () => {
     const path = getTunnelPath(dsn) as string;
     expect(relay.tunnel).toBe(`${relay.url}${path}`);
     expect((await post(relay.tunnel, envelope({ dsn }, [eventItem()]))).status).toBe(200);
-    const report = JSON.stringify({ 'csp-report': { 'blocked-uri': 'inline', 'effective-directive': 'script-src' } });
-    const security = `${relay.url}${path}/security?${new URLSearchParams({ dsn })}`;
-    expect((await post(security, report, { 'content-type': 'application/csp-report' })).status).toBe(200);
+    expect((await postReport(`${relay.url}${path}/security?${new URLSearchParams({ dsn })}`)).status).toBe(200);
     expect((await post(`${relay.url}/monitoring`, envelope({ dsn }, [eventItem()]))).status).toBe(404);
+  });
+
+  // The web's report-uri since decision 048: no vendor's parameter names, and the DSN's host not in clear.
+  it('reads a CSP report query in neutral names: k the DSN in base64url, e the environment, r the release', async () => {
+    capture.clear();
+    const k = Buffer.from(dsn).toString('base64url');
+    const url = `${relay.url}${getTunnelPath(dsn)}/r?${new URLSearchParams({ k, e: 'staging', r: 'web@2' })}`;
+    expect((await postReport(url)).status).toBe(200);
+    const arrived = await capture.waitFor((e) => e.items.some((item) => item.type === 'raw_security'));
+    expect(arrived.header).toEqual({ dsn });
+    expect(arrived.items[0]?.header).toMatchObject({ sentry_environment: 'staging', sentry_release: 'web@2' });
+    const other = Buffer.from('https://k@elsewhere.example/1').toString('base64url');
+    expect((await postReport(`${relay.url}${getTunnelPath(dsn)}/r?k=${other}`)).status).toBe(403);
+    expect((await postReport(`${relay.url}${getTunnelPath(dsn)}/r?k=bm90IGEgZHNu`)).status).toBeGreaterThanOrEqual(400);
   });
 });

@@ -66,12 +66,12 @@ describe('tunnel forwarding (local runs without an ingress)', () => {
       port: webPort,
       host: '127.0.0.1',
       method: 'POST',
-      path: '/monitoring/security?dsn=x',
+      path: '/monitoring/r?k=eA',
       headers: { 'content-type': 'application/csp-report', 'content-length': 2 * 65_536 },
     });
     request.write('a'.repeat(65_536));
     await vi.waitFor(() => expect(seen.bytes).toBe(65_536), { timeout: 5_000 });
-    expect(seen.url).toBe('/monitoring/security?dsn=x');
+    expect(seen.url).toBe('/monitoring/r?k=eA');
     request.end('a'.repeat(65_536));
     const [response] = (await once(request, 'response')) as [IncomingMessage];
     expect(response.statusCode).toBe(200);
