@@ -130,6 +130,14 @@ describe('config', () => {
     expect(loadConfig(env).sentry.tunnelPath).toBe(path);
   });
 
+  // The web's check lets a key with a dash through; the SDK's DSN parser does not, so `tunnel: true` derives no path.
+  it('asks for TUNNEL_PATH when SENTRY_DSN derives no path', () => {
+    expect(() => loadConfig({ SENTRY_DSN: 'https://k-1@o1.ingest.example/5' })).toThrow(/TUNNEL_PATH must be set/);
+    expect(loadConfig({ SENTRY_DSN: 'https://k-1@o1.ingest.example/5', TUNNEL_PATH: '/t9' }).sentry.tunnelPath).toBe(
+      '/t9',
+    );
+  });
+
   it('turns the tunnel off with TUNNEL_PATH=off', () => {
     expect(loadConfig({ TUNNEL_PATH: 'off' }).sentry.tunnelPath).toBeUndefined();
   });

@@ -37,13 +37,17 @@ export function readSentryConfig(reader: EnvReader): SentryConfig {
       ? undefined
       : 'must look like https://<public key>@<host>/<project id>',
   );
-  const tunnel = reader.optionalString('TUNNEL_PATH') ?? (dsn === undefined ? 'off' : (tunnelPathOf(dsn) ?? 'off'));
+  // Unset: the path SDK 11's `tunnel: true` derives from the DSN (decision 048); no DSN, nothing to tunnel.
+  const derived = dsn === undefined ? 'off' : tunnelPathOf(dsn);
+  const tunnel = reader.optionalString('TUNNEL_PATH') ?? derived ?? '';
   const tunnelPath = tunnel === 'off' ? undefined : tunnel;
   reader.check(
     'TUNNEL_PATH',
     tunnelPath === undefined || /^\/[\w\-./]*$/.test(tunnelPath)
       ? undefined
-      : `must be an absolute path such as /x7k2q9, or "off" (got ${JSON.stringify(tunnel)})`,
+      : tunnel === ''
+        ? 'must be set: SENTRY_DSN is not a DSN the SDK derives a tunnel path from'
+        : `must be an absolute path such as /x7k2q9, or "off" (got ${JSON.stringify(tunnel)})`,
   );
   const tunnelTarget = reader.optionalUrl('TUNNEL_TARGET');
   const explicitTunnel = reader.optionalUrl('SERVER_TUNNEL_URL');
