@@ -7,8 +7,8 @@ import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
   /**
-   * POST paths of the tunnel, without a trailing slash (the slash form is accepted too): TUNNEL_PATH, else the path
-   * SDK 11's `tunnel: true` derives from each of ALLOWED_DSNS.
+   * POST paths of the tunnel, without a trailing slash (the slash form is accepted too): TUNNEL_PATH, else, for each
+   * of ALLOWED_DSNS, the path SDK 11's `tunnel: true` derives.
    */
   tunnelPaths: string[];
   allowedDsns: Dsn[];
