@@ -1,10 +1,10 @@
 // Reports that ad blockers cannot stop, proven with a real blocker (issue 38): uBlock Origin's own engine with the
-// lists Debian's uBlock Origin ships, plus rules that exist for single sites today applied to all (support/ad-blocker.ts),
-// in front of every request of the page. Each telemetry kind still arrives upstream (browser → tunnel → relay →
+// lists Debian's uBlock Origin ships, plus rules that exist for single sites today applied to all (test-kit's
+// filter-lists.ts), in front of every request of the page (support/ad-blocker.ts). Each telemetry kind still arrives upstream (browser → tunnel → relay →
 // capture), no first-party request is blocked; the same page posting straight to the intake loses its reports.
 
 import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
-import { type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
+import { type CapturedEnvelope, type CaptureServer, type ServiceProcess, startCaptureServer } from '@app/test-kit';
 import { SITE_RULES_APPLIED_TO_ALL } from '@app/test-kit/filter-lists';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -46,8 +46,8 @@ async function open(path: string): Promise<Page> {
 }
 /** The tunnel path the web derives from its DSN (no TUNNEL_PATH is set), as `tunnel: true` would. */
 const tunnelPath = () => tunnelPathOf(stack.capture.dsn()) as string;
-const arrived = (match: Parameters<CaptureServer['waitFor']>[0]) => stack.capture.waitFor(match, 20_000);
-const sessionOf = (e: Parameters<Parameters<CaptureServer['waitFor']>[0]>[0]) =>
+const arrived = (match: (e: CapturedEnvelope) => boolean) => stack.capture.waitFor(match, 20_000);
+const sessionOf = (e: CapturedEnvelope) =>
   fromBrowser(e) ? (itemOf(e, 'session') as { sid: string; init: boolean; status: string } | undefined) : undefined;
 
 describe('with uBlock Origin and its lists in front of the page', () => {
