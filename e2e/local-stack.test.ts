@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { freePort } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorEnvelope, eventually, newEventId } from './support/containers.ts';
@@ -48,7 +49,8 @@ describe('npm start (scripts/run-services.ts)', () => {
   it('shows an envelope from the tunnel path in the viewer, through the relay', async () => {
     const eventId = newEventId();
     const dsn = `http://local@127.0.0.1:${new URL(url.viewer).port}/1`;
-    const response = await fetch(`${url.web}/monitoring`, {
+    // `npm start` gives web and relay the path `tunnel: true` derives from this DSN.
+    const response = await fetch(`${url.web}${tunnelPathOf(dsn)}`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
       body: errorEnvelope(dsn, eventId, 'npm start smoke test'),

@@ -15,10 +15,11 @@ const services = {
   relay: fileURLToPath(new URL('../services/telemetry-relay/src/main.ts', import.meta.url)),
 };
 
-// The relay needs an allowed DSN (here: loopback DSNs on the viewer's port) and a spool directory of its own (it locks it).
+// The relay needs an allowed DSN (here: loopback DSNs on the viewer's port, so a tunnel path too: none to derive it
+// from) and a spool directory of its own (it locks it).
 const envFor = (entry: string): Record<string, string> =>
   entry === services.relay
-    ? { ALLOW_LOOPBACK_DSNS: '8969', SPOOL_DIR: mkdtempSync(join(tmpdir(), 'toolchain-spool-')) }
+    ? { ALLOW_LOOPBACK_DSNS: '8969', TUNNEL_PATH: '/t', SPOOL_DIR: mkdtempSync(join(tmpdir(), 'toolchain-spool-')) }
     : {};
 
 describe('toolchain', () => {

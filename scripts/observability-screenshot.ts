@@ -5,6 +5,7 @@
 //   node scripts/observability-screenshot.ts          (WEB_URL, PROMETHEUS_URL, LOAD_SECONDS to change the defaults)
 // Chromium is Debian's, driven by playwright-core (@app/test-kit/chromium).
 import { fileURLToPath } from 'node:url';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { launchChromium } from '@app/test-kit/chromium';
 
 const webUrl = process.env.WEB_URL ?? 'http://127.0.0.1:3000';
@@ -31,7 +32,7 @@ function envelope(withDsn: string): string {
 }
 
 async function post(body: string): Promise<void> {
-  const response = await fetch(`${webUrl}/monitoring`, {
+  const response = await fetch(`${webUrl}${tunnelPathOf(dsn)}`, {
     method: 'POST',
     headers: { 'content-type': 'text/plain;charset=UTF-8' },
     body,
@@ -58,7 +59,7 @@ async function drive(): Promise<void> {
   clearInterval(timer);
 }
 
-console.info(`sending envelopes to ${webUrl}/monitoring for ${loadSeconds} s`);
+console.info(`sending envelopes to ${webUrl}${tunnelPathOf(dsn)} for ${loadSeconds} s`);
 await drive();
 const browser = await launchChromium();
 try {

@@ -7,6 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 
 const mode = process.argv[2] === 'dev' ? 'dev' : 'start';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -47,6 +48,8 @@ const withViewer = process.env.LOCAL_VIEWER !== 'off' && viewerInstalled();
 // viewer. Both SDKs post through the relay (the server's to TUNNEL_TARGET + TUNNEL_PATH, see the web's
 // server/telemetry/endpoints.ts), as in docker compose.
 const localDsn = `http://local@127.0.0.1:${ports.viewer}/1`;
+// The relay accepts any loopback DSN, so it cannot derive the tunnel path itself: both get the one the DSN derives.
+const tunnelPath = tunnelPathOf(localDsn) as string;
 const npmRun = (workspace: string) => ['npm', 'run', '--silent', mode, '--workspace', workspace];
 
 const services: Service[] = [
@@ -61,18 +64,19 @@ const services: Service[] = [
     env: {
       PORT: ports.relay,
       ALLOW_LOOPBACK_DSNS: ports.viewer,
+      TUNNEL_PATH: tunnelPath,
       SPOOL_DIR: '.cache/relay-spool',
       ...(withViewer ? { UPSTREAM_URL: `http://127.0.0.1:${ports.viewer}/api/1/envelope/` } : {}),
     },
   },
-  // Without an ingress, the web service forwards the browser's telemetry (POST /monitoring, /monitoring/security) to
+  // Without an ingress, the web service forwards the browser's telemetry (POST <tunnel path>, <tunnel path>/security) to
   // the relay, and its own server SDK sends there too.
   {
     name: 'web',
     command: npmRun('services/web'),
     env: {
       PORT: ports.web,
-      TUNNEL_PATH: '/monitoring',
+      TUNNEL_PATH: tunnelPath,
       TUNNEL_TARGET: `http://127.0.0.1:${ports.relay}`,
       ...(withViewer
         ? { SENTRY_DSN: localDsn, SENTRY_ENVIRONMENT: 'development', SENTRY_TRACES_SAMPLE_RATE: '1' }

@@ -1,6 +1,8 @@
 // Edge policy, checked on the rendered overlays: the tunnel path and the rest of the host each get their limits at
 // whichever edge the overlay chose (Gateway API + Envoy Gateway, or Ingress), NetworkPolicies let only that edge in,
 // and egress never reaches cloud metadata, carrier-grade NAT or private ranges.
+
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import type { IHTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { Ingress, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
@@ -53,6 +55,12 @@ function seconds(text: string | undefined): number {
   return Number(match[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as 'ms' | 's' | 'm' | 'h'];
 }
 
+/** A rendered service config's environment, by the ConfigMap's name without its hash. */
+const configOf = (objects: K8sObject[], name: string) =>
+  ofKind<ConfigMap>(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith(`${name}-`))?.data ?? {};
+/** The tunnel path the rendering serves (web's TUNNEL_PATH, from the parameters). */
+const tunnelPathIn = (objects: K8sObject[]) => configOf(objects, 'web-config').TUNNEL_PATH;
+
 /** The peers allowed to reach a service's `http` port, as "namespace/app-name" strings ("." = the policy's own). */
 function httpPeers(policies: NetworkPolicy[], service: string): string[] {
   return policies
@@ -80,7 +88,7 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
     objects = await renderOverlay(overlay);
   });
 
-  it('routes /monitoring to the relay and everything else to web, on one host', () => {
+  it('routes the tunnel path to the relay and everything else to web, on one host', () => {
     const routes = ofKind<IHTTPRoute>(objects, 'HTTPRoute');
     const split = routes.flatMap((r) =>
       (r.spec.rules ?? []).flatMap((rule) =>
@@ -89,7 +97,7 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
     );
     expect(split.sort()).toEqual([
       ['PathPrefix', '/', 'web'],
-      ['PathPrefix', '/monitoring', 'telemetry-relay'],
+      ['PathPrefix', tunnelPathIn(objects), 'telemetry-relay'],
     ]);
     // The overlay's HOST parameter reached both routes (no placeholder left).
     expect([...new Set(routes.flatMap((r) => r.spec.hostnames))]).toEqual([hosts[overlay]]);
@@ -120,7 +128,7 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
     const policies = ofKind<TrafficPolicy>(objects, 'BackendTrafficPolicy');
     for (const route of ofKind<IHTTPRoute>(objects, 'HTTPRoute')) {
       const name = route.metadata?.name ?? '';
-      const tunnel = route.spec.rules?.some((r) => r.matches?.some((m) => m.path?.value === '/monitoring'));
+      const tunnel = route.spec.rules?.some((r) => r.matches?.some((m) => m.path?.value === tunnelPathIn(objects)));
       for (const rule of route.spec.rules ?? []) {
         expect(seconds(rule.timeouts?.request), `${name} timeouts.request`).toBeGreaterThan(0);
         expect(seconds(rule.timeouts?.backendRequest), `${name} timeouts.backendRequest`).toBeGreaterThan(0);
@@ -151,12 +159,14 @@ describe.each(overlays)('Gateway API edge, overlay %s', (overlay: Overlay) => {
 
 describe('Ingress edge (components/ingress)', () => {
   it('splits the host into a tunnel Ingress and a web Ingress, each with its limits and TLS', async () => {
-    const ingresses = ofKind<Ingress>(await renderOverlay('ingress'), 'Ingress');
+    const objects = await renderOverlay('ingress');
+    const path = tunnelPathIn(objects) as string;
+    const ingresses = ofKind<Ingress>(objects, 'Ingress');
     const byPath = Object.fromEntries(
       ingresses.map((i) => [i.spec?.rules?.[0]?.http?.paths[0]?.path, i] as const),
     ) as Record<string, Ingress>;
-    expect(Object.keys(byPath).sort()).toEqual(['/', '/monitoring']);
-    const tunnel = byPath['/monitoring']?.metadata?.annotations ?? {};
+    expect(Object.keys(byPath).sort()).toEqual(['/', path]);
+    const tunnel = byPath[path]?.metadata?.annotations ?? {};
     const web = byPath['/']?.metadata?.annotations ?? {};
     expect(bytes(tunnel['nginx.ingress.kubernetes.io/proxy-body-size'], true)).toBe(RELAY_MAX_BODY);
     expect(bytes(web['nginx.ingress.kubernetes.io/proxy-body-size'], true)).toBeLessThanOrEqual(MiB);
@@ -164,7 +174,7 @@ describe('Ingress edge (components/ingress)', () => {
     expect(Number(tunnel['nginx.ingress.kubernetes.io/limit-burst-multiplier']) * 10).toBe(50);
     expect(tunnel['nginx.ingress.kubernetes.io/limit-connections']).toBe('20');
     for (const [path, annotations] of [
-      ['/monitoring', tunnel],
+      [tunnelPathIn(objects) as string, tunnel],
       ['/', web],
     ] as const) {
       for (const key of ['proxy-read-timeout', 'proxy-send-timeout']) {
@@ -202,8 +212,15 @@ describe.each(renderings)('edge NetworkPolicies, overlay %s', (overlay: Renderin
     ]);
     expect(selected).toContain('telemetry-relay');
     expect(selected).not.toContain('web');
-    const web = ofKind<ConfigMap>(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('web-config'));
-    expect(web?.data?.SERVER_TUNNEL_URL).toBe('http://telemetry-relay/monitoring');
+    expect(configOf(objects, 'web-config').SERVER_TUNNEL_URL).toBe(`http://telemetry-relay${tunnelPathIn(objects)}`);
+  });
+
+  // One place (the parameters' TUNNEL_PATH) for the edge's route, both services and web's SERVER_TUNNEL_URL above;
+  // shipped as the path `tunnel: true` derives from the overlay's DSN, never a word a list can name for every site.
+  it('serves one tunnel path in both services: the one `tunnel: true` derives from the DSN', () => {
+    const web = configOf(objects, 'web-config');
+    expect(configOf(objects, 'telemetry-relay-config').TUNNEL_PATH).toBe(web.TUNNEL_PATH);
+    expect(web.TUNNEL_PATH).toBe(tunnelPathOf(web.SENTRY_DSN ?? ''));
   });
 
   it('sends telemetry egress to the overlay’s SENTRY_INTAKE_CIDR, not the base placeholder', () => {

@@ -2,6 +2,7 @@
 // posted to the web service's tunnel path travels web → relay → Spotlight, which shows it as a Sentry envelope.
 // With the observability profile, Prometheus joins and scrapes both services with the project's rules.
 
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Manifest, ruleGroups } from '../../deploy/prometheus/config.ts';
 import { renderOverlay } from '../../deploy/test/support/manifests.ts';
@@ -88,7 +89,8 @@ describe('docker compose stack', () => {
   it('forwards an envelope from the tunnel path through the relay to Spotlight', async () => {
     const eventId = newEventId();
     const dsn = JSON.parse(await compose('config', '--format', 'json')).services.web.environment.SENTRY_DSN as string;
-    const response = await fetch(`${await published('web', 3000)}/monitoring`, {
+    // No TUNNEL_PATH: the path `tunnel: true` derives from the DSN, in web and relay alike.
+    const response = await fetch(`${await published('web', 3000)}${tunnelPathOf(dsn)}`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
       body: errorEnvelope(dsn, eventId, 'compose smoke test'),

@@ -95,6 +95,8 @@ beforeAll(async () => {
     pod,
     env: {
       ALLOWED_DSNS: DSN,
+      // The raw request heads below name the path.
+      TUNNEL_PATH: '/monitoring',
       UPSTREAM_URL: capture.envelopeUrl('1'),
       RETRY_MAX_MS: '2000',
       // 26 × 20 MiB waiting for upstream is over the 512 MiB default: the outage test is about memory, not the

@@ -1,6 +1,8 @@
 // The telemetry-relay image as it runs in production (read-only root, non-root, spool on a volume), against a
 // capture upstream in another container on the same Docker network: what it accepted is never lost, whether the
 // upstream goes away, the container is restarted, or it is stopped with SIGTERM in the middle of a stream.
+
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { Network, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -49,7 +51,9 @@ async function startRelay(): Promise<StartedTestContainer> {
   return relay;
 }
 
-const tunnelUrl = (relay: StartedTestContainer) => `http://${relay.getHost()}:${relay.getMappedPort(3001)}/monitoring`;
+// No TUNNEL_PATH: the relay serves the path `tunnel: true` derives from its one allowed DSN.
+const tunnelUrl = (relay: StartedTestContainer) =>
+  `http://${relay.getHost()}:${relay.getMappedPort(3001)}${tunnelPathOf(DSN)}`;
 
 /** Posts one envelope the way the browser SDK does; returns the status (0 for a connection error). */
 async function post(url: string, eventId: string): Promise<number> {

@@ -2,11 +2,13 @@
 // capture server, and the traffic and faults the Prometheus suite watches them under: steady page and envelope
 // traffic, an upstream that stalls, foreign-DSN envelopes, a burst of 5xx, slow pages, and a web pod over its
 // in-flight cap.
+
 import { mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { type CaptureServer, freePort, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
 import { errorEnvelope, newEventId } from './containers.ts';
 import { startWeb } from './web.ts';
@@ -75,7 +77,7 @@ export function steady(perSecond: number, send: () => Promise<unknown>): () => v
 export const getPage = async (url: string) => (await fetch(url)).arrayBuffer();
 
 export const postEnvelope = (relayUrl: string, dsn: string) =>
-  fetch(`${relayUrl}/monitoring`, {
+  fetch(`${relayUrl}${tunnelPathOf(dsn)}`, {
     method: 'POST',
     headers: { 'content-type': 'text/plain;charset=UTF-8' },
     body: errorEnvelope(dsn, newEventId(), 'prometheus suite'),

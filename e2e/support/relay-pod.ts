@@ -1,5 +1,6 @@
 // The relay's pod (deploy/k8s/base/telemetry-relay) run as a container by pod.ts, with its spool on a fresh volume
 // for each container started (the volume outlives a restart, as a PersistentVolume would).
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import type { StartedNetwork } from 'testcontainers';
 import { createVolume, removeVolume } from './containers.ts';
 import { type Pod, type PodContainer, readPod, startPodContainer } from './pod.ts';
@@ -45,5 +46,8 @@ export async function startPodRelay(options: PodRelayOptions): Promise<PodRelay>
       remove: () => removeVolume(volume),
     },
   });
-  return { ...relay, tunnelUrl: () => relay.url(port, pod.env.TUNNEL_PATH ?? '/monitoring') };
+  return {
+    ...relay,
+    tunnelUrl: () => relay.url(port, pod.env.TUNNEL_PATH ?? tunnelPathOf(pod.env.ALLOWED_DSNS ?? '') ?? ''),
+  };
 }

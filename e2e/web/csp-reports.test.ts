@@ -1,5 +1,5 @@
 // CSP violations reach Sentry: Chromium blocks an injected inline script (what an XSS would try), reports it to the
-// page's own host (`/monitoring/security`, like the tunnel, so ad blockers let it through), and the web service's
+// page's own host (`<tunnel path>/security`, like the tunnel, so ad blockers let it through), and the web service's
 // tunnel proxy → the real relay → the capture upstream receive it as a `raw_security` item for the DSN.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

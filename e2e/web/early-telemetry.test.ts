@@ -7,8 +7,10 @@ import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { waitForHydration, waitForSentry } from '../support/browser.ts';
 import { exceptionValue, fromBrowser, itemOf, telemetrySuite } from '../support/telemetry-stack.ts';
+import { sdkChunkPath } from '../support/web-assets.ts';
 
-const SDK_CHUNK = /\/assets\/sentry-sdk-[\w-]+\.js$/;
+/** The lazily loaded SDK's chunk (named by content hash alone: found through the build's manifest). */
+const SDK_CHUNK = (url: URL) => url.pathname === sdkChunkPath();
 const CLIENT_ERROR_TEXT =
   'Application error: a client-side exception has occurred (see the browser console for more information)';
 
@@ -33,10 +35,10 @@ async function pageWithoutSdk(): Promise<{ page: Page; sdkAsked: () => boolean }
   const page = await suite.browser.newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.setBlockedURLs', { urls: ['*/assets/sentry-sdk-*'] });
+  await cdp.send('Network.setBlockedURLs', { urls: [`*${sdkChunkPath()}`] });
   let asked = false;
   page.on('request', (request) => {
-    if (SDK_CHUNK.test(request.url())) asked = true;
+    if (SDK_CHUNK(new URL(request.url()))) asked = true;
   });
   // A console line while the document parses: a breadcrumb from before any module ran.
   await page.addInitScript(() =>

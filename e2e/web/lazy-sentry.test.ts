@@ -12,8 +12,10 @@ import {
   itemOf,
   telemetrySuite,
 } from '../support/telemetry-stack.ts';
+import { chunkPath, sdkChunkPath } from '../support/web-assets.ts';
 
-const SDK_CHUNK = /\/assets\/sentry-sdk-[\w-]+\.js$/;
+/** The lazily loaded SDK's chunk (named by content hash alone: found through the build's manifest). */
+const SDK_CHUNK = (url: URL) => url.pathname === sdkChunkPath();
 
 const suite = telemetrySuite();
 
@@ -116,9 +118,8 @@ describe('the Sentry SDK loaded after hydration', () => {
     // ...and holds what happened before the SDK: the document's timing, the entry script, the paints.
     const ops = transaction.spans.map((span) => span.op);
     expect(ops).toEqual(expect.arrayContaining(['browser.request', 'browser.response']));
-    expect(transaction.spans.some((s) => s.op === 'resource.script' && s.description?.includes('/assets/entry-'))).toBe(
-      true,
-    );
+    const entry = chunkPath('src/client/entry.tsx');
+    expect(transaction.spans.some((s) => s.op === 'resource.script' && s.description?.endsWith(entry))).toBe(true);
     expect(transaction.spans.some((s) => s.start_timestamp * 1000 < hydratedAt)).toBe(true);
     expect(Object.keys(transaction.measurements ?? {})).toEqual(expect.arrayContaining(['fcp', 'ttfb']));
     await page.close();
@@ -148,7 +149,7 @@ describe('the Sentry SDK loaded after hydration', () => {
     const page = await suite.browser.newPage();
     let sdkRequested = false;
     page.on('request', (r) => {
-      if (SDK_CHUNK.test(r.url())) sdkRequested = true;
+      if (SDK_CHUNK(new URL(r.url()))) sdkRequested = true;
     });
     // An image still loading holds the document's load event (as a slow subresource on a phone would).
     let release = () => {};

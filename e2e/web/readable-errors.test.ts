@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import {
   type CapturedEnvelope,
   type CaptureServer,
@@ -42,7 +43,12 @@ beforeAll(async () => {
     mkdtemp(join(tmpdir(), 'readable-errors-spool-')),
   ]);
   relay = await spawnService(join(repo, 'services/telemetry-relay/src/main.ts'), {
-    env: { ALLOW_LOOPBACK_DSNS: String(capture.port), SPOOL_DIR: spoolDir },
+    // Loopback DSNs: no allowlist to derive the path from, so the one the web derives from its DSN.
+    env: {
+      ALLOW_LOOPBACK_DSNS: String(capture.port),
+      SPOOL_DIR: spoolDir,
+      TUNNEL_PATH: tunnelPathOf(capture.dsn()) ?? '',
+    },
   });
   [web, browser] = await Promise.all([
     startWeb({ DIAGNOSTICS: '1', SENTRY_DSN: capture.dsn(), SENTRY_RELEASE: RELEASE, TUNNEL_TARGET: relay.url }),

@@ -1,6 +1,8 @@
 // The specification's six tracing numbers (§9), each shown in Chromium by what arrives upstream through tunnel and
 // relay: a navigation ends 1 s after its last activity, 15 s after a request that never ends, 30 s at the latest;
 // an event keeps the last 100 breadcrumbs; at most 64 sends wait at once; a transaction keeps 1000 spans.
+
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { waitForHydration, waitForSentry } from '../support/browser.ts';
@@ -130,7 +132,9 @@ describe('tracing limits', () => {
     const page = await suite.browser.newPage();
     const held: Route[] = [];
     let holding = true;
-    await page.route('**/monitoring', (route) => (holding ? held.push(route) : route.continue()));
+    await page.route(`**${tunnelPathOf(suite.stack.capture.dsn())}`, (route) =>
+      holding ? held.push(route) : route.continue(),
+    );
     await page.goto(`${suite.stack.web.url}/`);
     await waitForHydration(page);
     await waitForSentry(page); // its transport's buffer is what is measured (before it, errors wait in a queue of 30)

@@ -4,6 +4,7 @@
 // log of the Authorization header a fetch used, a console error naming a card number. The browser's own tunnel POSTs
 // are read too, so the test shows the secrets did leave the browser and were removed on the way. (A token in a fetch
 // URL's query is already filtered by @sentry/browser 11 itself, when its parameter name looks sensitive.)
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exceptionValue, itemOf, telemetrySuite } from '../support/telemetry-stack.ts';
 
@@ -20,7 +21,7 @@ describe('secrets recorded in the browser do not reach Sentry', () => {
     const sent: string[] = [];
     // Read in an interception handler, which the request waits for: a 'request' event can arrive after the
     // envelope has already reached the capture server on a loaded machine (CI saw `sent` empty once).
-    await page.route('**/monitoring', (route) => {
+    await page.route(`**${tunnelPathOf(suite.stack.capture.dsn())}`, (route) => {
       sent.push(route.request().postData() ?? '');
       return route.continue();
     });

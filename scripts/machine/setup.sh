@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs and starts what the tests need beyond Node and npm, when it is missing: Docker engine (Debian's docker.io),
 # docker compose v2, kubectl, promtool and prometheus (extracted from Debian trixie's packages: bookworm's are too old or
-# missing), debootstrap, Chromium, docker-registry and skopeo (the release suite), wrk (the web benchmarks), and the
-# locally built base image localhost/ssr-telemetry/node:24-bookworm-slim (nothing can be pulled from a registry here;
-# its own name, so the official node:24-bookworm-slim is never shadowed).
+# missing), debootstrap, Chromium and uBlock Origin's filter lists (webext-ublock-origin-chromium), docker-registry and
+# skopeo (the release suite), wrk (the web benchmarks), and the locally built base image
+# localhost/ssr-telemetry/node:24-bookworm-slim (nothing can be pulled from a registry here; its own name, so the
+# official node:24-bookworm-slim is never shadowed).
 # Idempotent and quick when everything is there. Needs root (or passwordless sudo) for what it installs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -15,6 +16,10 @@ need=()
 command -v dockerd >/dev/null || need+=(docker.io)
 command -v debootstrap >/dev/null || need+=(debootstrap)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+# uBlock Origin's filter lists (EasyList, EasyPrivacy, uBO's own) for the ad-blocker suite and `npm run check:blockers`
+# (packages/test-kit/src/filter-lists.ts): Debian's package, never a list server. Bookworm's and trixie's are the same
+# build (1.67.0+dfsg-1, lists of 2025-10-31).
+[ -f /usr/share/chromium/extensions/ublock-origin/assets/assets.json ] || need+=(webext-ublock-origin-chromium)
 # The release suite pushes to a registry on loopback and reads it back (e2e/containers/release.test.ts).
 [ -x /usr/bin/docker-registry ] || need+=(docker-registry)
 command -v skopeo >/dev/null || need+=(skopeo)

@@ -91,7 +91,8 @@ export interface OverlayCheck {
   placeholders: Placeholder[];
 }
 
-export async function checkOverlay(dir: string, options: CheckOptions = {}): Promise<OverlayCheck> {
+/** The overlay's objects as `kubectl kustomize` renders them. */
+export async function renderObjects(dir: string): Promise<unknown[]> {
   if (!existsSync(`${dir}/kustomization.yaml`)) throw new ReleaseError(`no kustomization.yaml in ${dir}`);
   let rendered: string;
   try {
@@ -100,7 +101,11 @@ export async function checkOverlay(dir: string, options: CheckOptions = {}): Pro
   } catch (error) {
     throw new ReleaseError(`kubectl kustomize ${dir} failed: ${(error as { stderr?: string }).stderr || error}`);
   }
-  const objects = parseAllDocuments(rendered).map((doc) => doc.toJS() as unknown);
+  return parseAllDocuments(rendered).map((doc) => doc.toJS() as unknown);
+}
+
+export async function checkOverlay(dir: string, options: CheckOptions = {}): Promise<OverlayCheck> {
+  const objects = await renderObjects(dir);
   const env = `${dir}/operator.env`;
   const values = existsSync(env) ? parseOperatorEnv(readFileSync(env, 'utf8')) : [];
   return { overlay: dir, objects: objects.length, placeholders: findPlaceholders(values, objects, options) };

@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOperatorEnv, placeholderReasons } from '../release/preflight.ts';
 
@@ -28,6 +29,8 @@ const SET: Record<string, string> = {
   SENTRY_INTAKE_CIDR: '34.120.195.0/24',
   SENTRY_DSN: 'https://0123abcd@o4507.ingest.de.sentry.io/42',
   ALLOWED_DSNS: 'https://0123abcd@o4507.ingest.de.sentry.io/42',
+  // What deploy:check prints as the path `tunnel: true` derives from SENTRY_DSN.
+  TUNNEL_PATH: tunnelPathOf('https://0123abcd@o4507.ingest.de.sentry.io/42') as string,
 };
 
 /** operator.env with every value in `values` set (its OPERATOR MUST SET marker deleted, as the file asks). */
@@ -81,7 +84,8 @@ describe('placeholders', () => {
   });
 });
 
-describe('npm run deploy:check', () => {
+// Each run renders the overlay and builds uBlock Origin's engine with its lists (seconds).
+describe('npm run deploy:check', { timeout: 60_000 }, () => {
   let work: string;
   beforeAll(() => {
     work = mkdtempSync(`${tmpdir()}/deploy-check-`);
@@ -90,8 +94,8 @@ describe('npm run deploy:check', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it.each([
-    ['prod', 'app.example.com', 7],
-    ['dev', 'ssr-telemetry.dev.example.com', 5],
+    ['prod', 'app.example.com', 8],
+    ['dev', 'ssr-telemetry.dev.example.com', 6],
   ])('fails on the shipped %s overlay, naming each placeholder', async (overlay, host, count) => {
     const { code, output } = await deployCheck(overlay);
     expect(code, output).toBe(1);
@@ -101,6 +105,8 @@ describe('npm run deploy:check', () => {
     expect(output).toContain('SENTRY_INTAKE_CIDR=34.120.195.249/32  (marked OPERATOR MUST SET)');
     expect(output).toMatch(/SENTRY_DSN=\S+@o0\.ingest\.sentry\.io\/\d {2}\(Sentry's example DSN\)/);
     expect(output).toMatch(/ALLOWED_DSNS=\S+@o0\.ingest\.sentry\.io\/\d {2}\(Sentry's example DSN\)/);
+    // The shipped path is the example DSN's: every deployment that kept it would share it.
+    expect(output).toMatch(/TUNNEL_PATH=\/\w+ {2}\(marked OPERATOR MUST SET\)/);
     if (overlay === 'prod') {
       expect(output).toContain('Deployment/web spec.template.spec.containers.0.image=registry.example.com/');
       expect(output).toContain(
@@ -120,6 +126,7 @@ describe('npm run deploy:check', () => {
     const { code, output } = await deployCheck(overlay);
     expect(code, output).toBe(0);
     expect(output).toMatch(/no placeholders in the \d+ rendered objects/);
+    expect(output).toContain(`tunnel path ${SET.TUNNEL_PATH} (derived from SENTRY_DSN): no rule of uBlock Origin's`);
 
     const { stdout } = await run('kubectl', ['kustomize', overlay], { maxBuffer: 32 * 1024 * 1024 });
     expect(stdout).toContain('PUBLIC_ORIGIN: https://shop.acme.io\n');
@@ -128,6 +135,22 @@ describe('npm run deploy:check', () => {
     expect(stdout).toContain(`cidr: ${SET.SENTRY_INTAKE_CIDR}\n`);
     expect(stdout).toContain('  - shop.acme.io\n');
     expect(stdout).toContain(`runbook_url: ${SET.RUNBOOK_BASE_URL}#webhigh5xxrate\n`);
+    // The one tunnel path: both services, the server SDK's URL, the edge's route.
+    expect(stdout.split(`TUNNEL_PATH: ${SET.TUNNEL_PATH}\n`)).toHaveLength(3);
+    expect(stdout).toContain(`SERVER_TUNNEL_URL: http://telemetry-relay${SET.TUNNEL_PATH}\n`);
+    expect(stdout).toContain(`value: ${SET.TUNNEL_PATH}\n`);
+  });
+
+  // EasyPrivacy's `/api/events|$ping,~third-party`: the page-hide beacon (a ping) would never arrive.
+  it('warns about a custom tunnel path a filter list blocks, naming the rule and its list', async () => {
+    const overlay = `${work}/k8s/overlays/prod`;
+    setValues(`${overlay}/operator.env`, { ...SET, TUNNEL_PATH: '/api/events' });
+    const { code, output } = await deployCheck(overlay);
+    expect(code, output).toBe(0);
+    expect(output).toContain(`WARNING: tunnel path /api/events (custom; SENTRY_DSN derives ${SET.TUNNEL_PATH})`);
+    expect(output).toContain(
+      'https://shop.acme.io/api/events  BLOCKED by /api/events|$ping,~third-party (easyprivacy, ping)',
+    );
   });
 
   it('names the one value left, here a CIDR still marked OPERATOR MUST SET', async () => {

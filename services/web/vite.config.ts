@@ -41,6 +41,11 @@ export default defineConfig(({ isSsrBuild }) => ({
           input: 'src/client/entry.tsx',
           // Sources named from the repository root (services/web/src/…), as Sentry shows them beside the code.
           output: {
+            // Files named by content hash alone: the bundler would name a chunk after its module (sentry-sdk-<hash>.js),
+            // which says what it is to every filter list (decision 048).
+            entryFileNames: 'assets/[hash].js',
+            chunkFileNames: 'assets/[hash].js',
+            assetFileNames: 'assets/[hash][extname]',
             sourcemapPathTransform: (source, mapPath) => relative(repositoryRoot, resolve(dirname(mapPath), source)),
           },
         },

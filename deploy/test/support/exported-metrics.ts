@@ -31,7 +31,7 @@ async function scrapeRelay(): Promise<string> {
   const spoolDir = mkdtempSync(join(tmpdir(), 'deploy-relay-spool-'));
   try {
     const relay = await spawnService(`${repoRoot}services/telemetry-relay/src/main.ts`, {
-      env: { ALLOW_LOOPBACK_DSNS: '8969', SPOOL_DIR: spoolDir },
+      env: { ALLOW_LOOPBACK_DSNS: '8969', SPOOL_DIR: spoolDir, TUNNEL_PATH: '/t' },
     });
     try {
       const response = await fetch(`${relay.url}/metrics`);

@@ -230,6 +230,8 @@ http {
     PORT: String(port),
     HOST: '127.0.0.1',
     ALLOWED_DSNS: dsn,
+    // The path the peers and the URLs below use (the default would be the one derived from the DSN).
+    TUNNEL_PATH: '/monitoring',
     SPOOL_MODE: mode,
     SPOOL_DIR: join(work, `spool-${mode}`),
     LOG_LEVEL: 'info',

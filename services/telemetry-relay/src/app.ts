@@ -160,7 +160,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     closing: () => closing,
   });
   door.addLane('tunnel', (req, res) => {
-    if (!isTunnelUrl(req.url, config.tunnelPath)) return false;
+    if (!config.tunnelPaths.some((path) => isTunnelUrl(req.url, path))) return false;
     tunnel(req, res);
     return true;
   });

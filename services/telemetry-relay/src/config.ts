@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Env, EnvReader, ServerConfig } from '@app/service-kit';
 import { containerMemoryLimit, readConnectionLimits, readEnv, readServerConfig } from '@app/service-kit';
 import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
@@ -71,14 +72,6 @@ export function loadConfig(env: Env): Config {
   const reader = readEnv(env);
   const server = readServerConfig(reader, 3001);
 
-  const tunnelPath = reader.string('TUNNEL_PATH', '/monitoring').replace(/\/+$/, '');
-  reader.check(
-    'TUNNEL_PATH',
-    /^\/[\w\-./~]+$/.test(tunnelPath)
-      ? undefined
-      : `must be a path like /monitoring (got ${JSON.stringify(tunnelPath)})`,
-  );
-
   const allowedDsns: Dsn[] = [];
   for (const text of reader.list('ALLOWED_DSNS')) {
     const dsn = parseDsn(text);
@@ -92,6 +85,23 @@ export function loadConfig(env: Env): Config {
       "is required: the DSNs this relay forwards for (or, in development, ALLOW_LOOPBACK_DSNS=<port> to accept DSNs on a loopback host with that port, the local viewer's)",
     );
   }
+
+  // Unset: the path SDK 11's `tunnel: true` derives from each allowed DSN, as the web does from its own (decision 048).
+  const explicitPath = reader.optionalString('TUNNEL_PATH')?.replace(/\/+$/, '');
+  const tunnelPaths =
+    explicitPath === undefined
+      ? [...new Set(reader.list('ALLOWED_DSNS').flatMap((text) => tunnelPathOf(text) ?? []))]
+      : [explicitPath];
+  for (const path of tunnelPaths)
+    reader.check(
+      'TUNNEL_PATH',
+      /^\/[\w\-./~]+$/.test(path) ? undefined : `must be a path like /x7k2q9 (got ${JSON.stringify(path)})`,
+    );
+  if (tunnelPaths.length === 0)
+    reader.check(
+      'TUNNEL_PATH',
+      'is required when ALLOWED_DSNS names no DSN to derive it from (the path `tunnel: true` derives from the DSN)',
+    );
 
   const ruleIds = reader.list('IGNORE_RULES', ['all']);
   let rules: IgnoreRule[] = [];
@@ -133,7 +143,7 @@ export function loadConfig(env: Env): Config {
 
   const config: Config = {
     server,
-    tunnelPath,
+    tunnelPaths,
     allowedDsns,
     loopbackPorts,
     upstreamUrl: reader.optionalUrl('UPSTREAM_URL'),

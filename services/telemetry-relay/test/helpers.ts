@@ -39,6 +39,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     LOG_LEVEL: 'silent',
     SPOOL_DIR: spoolDir,
+    TUNNEL_PATH: '/monitoring',
     PORT: '0',
     HOST: '127.0.0.1',
     ...env,
@@ -119,7 +120,7 @@ export async function startRelay(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const url = `http://127.0.0.1:${port}`;
-  return { url, tunnel: `${url}${config.tunnelPath}`, app, readiness, config, close: () => app.close() };
+  return { url, tunnel: `${url}${config.tunnelPaths[0]}`, app, readiness, config, close: () => app.close() };
 }
 
 export async function post(

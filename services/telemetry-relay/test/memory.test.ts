@@ -76,6 +76,7 @@ describe('ALLOW_LOOPBACK_DSNS', () => {
     const config = loadConfig({
       ALLOW_LOOPBACK_DSNS: value,
       SPOOL_DIR: '/tmp/unused',
+      TUNNEL_PATH: '/t',
       ...(ports.length ? {} : { ALLOWED_DSNS: 'https://k@o1.ingest.sentry.io/1' }),
     });
     expect(config.loopbackPorts).toEqual(ports);

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 const start = async (env: Record<string, string>) => {
-  const service = await spawnService(entry, { env });
+  const service = await spawnService(entry, { env: { TUNNEL_PATH: '/monitoring', ...env } });
   running.push(service);
   return service;
 };

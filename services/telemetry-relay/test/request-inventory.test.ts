@@ -26,6 +26,7 @@ beforeAll(async () => {
   relay = await spawnService(entry, {
     env: {
       ALLOWED_DSNS: dsn,
+      TUNNEL_PATH: '/monitoring',
       TRUSTED_PROXY_HOPS: '1',
       LOG_SAMPLE_EVERY: '1',
       SPOOL_DIR: tempDir(),

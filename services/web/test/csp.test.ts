@@ -1,5 +1,6 @@
 // The Content-Security-Policy the documents carry: nonces, where the page may connect, where it reports.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getTunnelPath } from '@sentry/core';
 import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
 import {
@@ -41,19 +42,21 @@ describe('Content-Security-Policy: where the page may connect and report', () =>
     expect(directives.get('connect-src')).toBe(expected);
   });
 
-  it('reports violations to <TUNNEL_PATH>/security with the DSN (no secret), environment and release', async () => {
+  it('reports violations to <TUNNEL_PATH>/r with the DSN (no secret, base64url), environment and release', async () => {
     const { directives } = await policyOf({
       SENTRY_DSN: 'http://pub:secret@127.0.0.1:9000/sub/7',
       SENTRY_ENVIRONMENT: 'staging',
       SENTRY_RELEASE: 'web@1.2.3',
     });
     const uri = directives.get('report-uri') as string;
-    expect(uri.startsWith('/monitoring/security?')).toBe(true);
-    const query = new URL(uri, 'http://x').searchParams;
-    expect(Object.fromEntries(query)).toEqual({
-      dsn: 'http://pub@127.0.0.1:9000/sub/7',
-      sentry_environment: 'staging',
-      sentry_release: 'web@1.2.3',
+    // Beside the tunnel path `tunnel: true` derives from the DSN, in names no filter list can match (decision 048).
+    expect(uri.startsWith(`${getTunnelPath('http://pub@127.0.0.1:9000/sub/7')}/r?`)).toBe(true);
+    expect(uri).not.toMatch(/sentry|dsn|security|127\.0\.0\.1/i);
+    const query = Object.fromEntries(new URL(uri, 'http://x').searchParams);
+    expect({ ...query, k: Buffer.from(query.k ?? '', 'base64url').toString() }).toEqual({
+      k: 'http://pub@127.0.0.1:9000/sub/7',
+      e: 'staging',
+      r: 'web@1.2.3',
     });
     // Not report-to: Chromium would then ignore report-uri (see server/http/security-headers.ts).
     expect(directives.has('report-to')).toBe(false);
@@ -74,9 +77,10 @@ describe('Content-Security-Policy: where the page may connect and report', () =>
 
 describe("the Node SDK's envelopes go through the relay the tunnel path forwards to", () => {
   it.each([
-    [{ TUNNEL_TARGET: 'http://relay:3001' }, 'http://relay:3001/monitoring'],
+    [{ TUNNEL_TARGET: 'http://relay:3001', SENTRY_DSN: DSN }, `http://relay:3001${getTunnelPath(DSN)}`],
+    [{ TUNNEL_TARGET: 'http://relay:3001' }, undefined],
     [{ TUNNEL_TARGET: 'http://relay:3001', TUNNEL_PATH: '/t' }, 'http://relay:3001/t'],
-    [{ TUNNEL_TARGET: 'http://capture:8000/api/1/envelope/' }, 'http://capture:8000/api/1/envelope/'],
+    [{ TUNNEL_TARGET: 'http://capture:8000/api/1/envelope/', SENTRY_DSN: DSN }, 'http://capture:8000/api/1/envelope/'],
     [{ TUNNEL_TARGET: 'http://relay:3001', TUNNEL_PATH: 'off' }, undefined],
     [{ SERVER_TUNNEL_URL: 'http://telemetry-relay:3001/monitoring' }, 'http://telemetry-relay:3001/monitoring'],
     [{}, undefined],
@@ -126,7 +130,7 @@ function recorded(set: (res: ServerResponse) => unknown): Array<[string, string]
 describe("security headers: helmet's, read once, the nonces put in per document", () => {
   const document = { headers: {} } as IncomingMessage;
   it.each<[string, SecurityOptions]>([
-    ['production, tunnel', { dev: false, reportUrl: '/monitoring/security?dsn=http%3A%2F%2Fpub%40127.0.0.1%2F7' }],
+    ['production, tunnel', { dev: false, reportUrl: '/qpch63/r?k=aHR0cDovL3B1YkAxMjcuMC4wLjEvNw&e=production' }],
     ['direct mode', { dev: false, connectOrigins: ['https://o1.ingest.example.com'], reportUrl: 'https://x/api/1/' }],
     ['dev, no reports', { dev: true }],
   ])('are what helmet itself sets for the same nonces (%s)', (_name, options) => {

@@ -2,7 +2,7 @@
 // path (entry + static imports + modulepreloads, gzip) at most 120 KB, and none of the Sentry SDK on it. Built into
 // a temporary directory (as bench/bundle-size.ts does), so dist/ and the browser suites' build are left alone.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,14 @@ describe('the production build', () => {
   it('has the SDK as a chunk of its own that the check can find (so the check is not vacuous)', () => {
     const manifest = JSON.parse(readFileSync(join(client, '.vite/manifest.json'), 'utf8'));
     const sdk = manifest[SENTRY_SDK_MODULE] as { file: string } | undefined;
-    expect(sdk?.file).toMatch(/^assets\/sentry-sdk-[\w-]+\.js$/);
+    expect(sdk?.file).toMatch(/^assets\/[\w-]+\.js$/);
     expect(existsSync(join(tmp, 'sourcemaps', `${sdk?.file}.map`))).toBe(true);
+  });
+
+  // A chunk named after its module (sentry-sdk-<hash>.js) tells every filter list what it is (decision 048).
+  it('names each emitted file by its content hash alone', () => {
+    const files = readdirSync(join(client, 'assets'));
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.filter((name) => !/^[\w-]{8}\.(js|css)(\.br|\.gz)?$/.test(name))).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ConfigError } from '@app/service-kit';
+import { getTunnelPath } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/server/config.ts';
 
@@ -24,7 +25,7 @@ async function sdkOptionsWith(env: Record<string, string>) {
 describe('instrument.ts reads the Sentry settings as config.ts does', () => {
   it('starts the SDK with the configured rate and the relay the tunnel path forwards to', async () => {
     const env = { SENTRY_TRACES_SAMPLE_RATE: '0.3', TUNNEL_TARGET: 'http://relay:3001' };
-    expect(await sdkOptionsWith(env)).toEqual({ rate: 0.3, tunnel: 'http://relay:3001/monitoring' });
+    expect(await sdkOptionsWith(env)).toEqual({ rate: 0.3, tunnel: `http://relay:3001${getTunnelPath(DSN)}` });
     expect(loadConfig(env).sentry.tracesSampleRate).toBe(0.3);
   });
 

@@ -1,5 +1,6 @@
 // The origin check for unsafe requests, and the web service's configuration refusing wrong values.
 import { ConfigError } from '@app/service-kit';
+import { getTunnelPath } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/server/config.ts';
 import { checkOrigin } from '../src/server/http/origin-check.ts';
@@ -37,7 +38,7 @@ describe('config', () => {
         dsn: undefined,
         environment: 'production',
         tracesSampleRate: 0.1,
-        tunnelPath: '/monitoring',
+        tunnelPath: undefined,
         tunnelTarget: undefined,
         serverTunnelUrl: undefined,
         traceContinuationPerSecond: 10,
@@ -115,6 +116,26 @@ describe('config', () => {
         expect(text).toContain(name);
       }
     }
+  });
+
+  it.each([
+    [
+      'the one `tunnel: true` derives from SENTRY_DSN',
+      { SENTRY_DSN: 'https://k@o1.ingest.example/5' },
+      getTunnelPath('https://k@o1.ingest.example/5'),
+    ],
+    ['TUNNEL_PATH when set', { SENTRY_DSN: 'https://k@o1.ingest.example/5', TUNNEL_PATH: '/t9' }, '/t9'],
+    ['none without a DSN', {}, undefined],
+  ])('takes as tunnel path %s', (_, env, path) => {
+    expect(loadConfig(env).sentry.tunnelPath).toBe(path);
+  });
+
+  // The web's check lets a key with a dash through; the SDK's DSN parser does not, so `tunnel: true` derives no path.
+  it('asks for TUNNEL_PATH when SENTRY_DSN derives no path', () => {
+    expect(() => loadConfig({ SENTRY_DSN: 'https://k-1@o1.ingest.example/5' })).toThrow(/TUNNEL_PATH must be set/);
+    expect(loadConfig({ SENTRY_DSN: 'https://k-1@o1.ingest.example/5', TUNNEL_PATH: '/t9' }).sentry.tunnelPath).toBe(
+      '/t9',
+    );
   });
 
   it('turns the tunnel off with TUNNEL_PATH=off', () => {

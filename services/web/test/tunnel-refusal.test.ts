@@ -43,7 +43,7 @@ describe("a tunnel body over the relay's 20 MiB", () => {
     '%s: 413 with a message, and a client writing all of it first reads the answer',
     async (_name, length, body) => {
       const relay = await relayStandIn();
-      const { app } = await appForTest({ TUNNEL_TARGET: `http://127.0.0.1:${relay.port}` });
+      const { app } = await appForTest({ TUNNEL_PATH: '/monitoring', TUNNEL_TARGET: `http://127.0.0.1:${relay.port}` });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
       const head = `POST /monitoring HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: text/plain;charset=UTF-8\r\n${length}\r\n\r\n`;

@@ -21,7 +21,7 @@ describe('tunnel forwarding (local runs without an ingress)', () => {
   afterAll(() => capture.close());
 
   it('forwards POST <TUNNEL_PATH> byte for byte and returns the upstream status', async () => {
-    const { app } = await appForTest({ TUNNEL_TARGET: capture.envelopeUrl('1') });
+    const { app } = await appForTest({ TUNNEL_PATH: '/monitoring', TUNNEL_TARGET: capture.envelopeUrl('1') });
     const body = envelope(capture.dsn());
     const res = await app.inject({
       method: 'POST',
@@ -36,7 +36,7 @@ describe('tunnel forwarding (local runs without an ingress)', () => {
   });
 
   it('streams an envelope the relay would take (a 2 MiB replay) byte for byte, past the old 1 MiB cap', async () => {
-    const { app } = await appForTest({ TUNNEL_TARGET: capture.envelopeUrl('1') });
+    const { app } = await appForTest({ TUNNEL_PATH: '/monitoring', TUNNEL_TARGET: capture.envelopeUrl('1') });
     const header = JSON.stringify({ event_id: 'b'.repeat(32), dsn: capture.dsn() });
     const recording = 'r'.repeat(2 * 1024 * 1024);
     const body = `${header}\n{"type":"replay_recording","length":${recording.length}}\n${recording}`;
@@ -59,19 +59,19 @@ describe('tunnel forwarding (local runs without an ingress)', () => {
     relay.listen(0, '127.0.0.1');
     await once(relay, 'listening');
     const { port } = relay.address() as AddressInfo;
-    const { app } = await appForTest({ TUNNEL_TARGET: `http://127.0.0.1:${port}` });
+    const { app } = await appForTest({ TUNNEL_PATH: '/monitoring', TUNNEL_TARGET: `http://127.0.0.1:${port}` });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port: webPort } = app.server.address() as AddressInfo;
     const request = httpRequest({
       port: webPort,
       host: '127.0.0.1',
       method: 'POST',
-      path: '/monitoring/security?dsn=x',
+      path: '/monitoring/r?k=eA',
       headers: { 'content-type': 'application/csp-report', 'content-length': 2 * 65_536 },
     });
     request.write('a'.repeat(65_536));
     await vi.waitFor(() => expect(seen.bytes).toBe(65_536), { timeout: 5_000 });
-    expect(seen.url).toBe('/monitoring/security?dsn=x');
+    expect(seen.url).toBe('/monitoring/r?k=eA');
     request.end('a'.repeat(65_536));
     const [response] = (await once(request, 'response')) as [IncomingMessage];
     expect(response.statusCode).toBe(200);
@@ -79,7 +79,10 @@ describe('tunnel forwarding (local runs without an ingress)', () => {
   });
 
   it("refuses a body declared larger than the relay's 20 MiB with 413 and answers 502 when the target is down", async () => {
-    const { app } = await appForTest({ TUNNEL_TARGET: 'http://127.0.0.1:9/api/1/envelope/' });
+    const { app } = await appForTest({
+      TUNNEL_PATH: '/monitoring',
+      TUNNEL_TARGET: 'http://127.0.0.1:9/api/1/envelope/',
+    });
     const big = await app.inject({
       method: 'POST',
       url: '/monitoring',

@@ -69,7 +69,14 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
       const spool = join(o.work, `spool-connections-${mode}`);
       mkdirSync(spool, { recursive: true });
       chmodSync(spool, 0o777); // the image runs as uid 1000
-      const env = { PORT: port, HOST: '127.0.0.1', ALLOWED_DSNS: o.dsn, SPOOL_MODE: mode, LOG_LEVEL: 'warn' };
+      const env = {
+        PORT: port,
+        HOST: '127.0.0.1',
+        ALLOWED_DSNS: o.dsn,
+        TUNNEL_PATH: '/monitoring',
+        SPOOL_MODE: mode,
+        LOG_LEVEL: 'warn',
+      };
       const envArgs = Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
       const volume = ['--read-only', '--tmpfs', '/tmp:rw,size=16m', '-v', `${spool}:/var/lib/telemetry-relay/spool`];
       running.push(await start(`relay (${mode})`, port, [...volume, ...envArgs, relayImage], '/monitoring', false));

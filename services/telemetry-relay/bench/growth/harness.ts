@@ -172,6 +172,8 @@ export function relayEnv(port: number, dsn: string, spoolDir: string, extra: Rec
     PORT: String(port),
     HOST: '127.0.0.1',
     ALLOWED_DSNS: dsn,
+    // The path the growth benches post to (the default would be the one derived from the DSN).
+    TUNNEL_PATH: '/monitoring',
     SPOOL_DIR: spoolDir,
     LOG_LEVEL: 'warn',
     NODE_OPTIONS: '--max-semi-space-size=8 --v8-pool-size=2',

@@ -6,8 +6,11 @@ import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings
 
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
-  /** POST path of the tunnel (TUNNEL_PATH), without a trailing slash; the slash form is accepted too. */
-  tunnelPath: string;
+  /**
+   * POST paths of the tunnel, without a trailing slash (the slash form is accepted too): TUNNEL_PATH, else, for each
+   * of ALLOWED_DSNS, the path SDK 11's `tunnel: true` derives.
+   */
+  tunnelPaths: string[];
   allowedDsns: Dsn[];
   /** Development only (ALLOW_LOOPBACK_DSNS): with no allowlist, loopback DSNs naming one of these ports. */
   loopbackPorts: number[];

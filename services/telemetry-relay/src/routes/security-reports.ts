@@ -30,8 +30,25 @@ export interface SecurityReportOptions extends StageOptions {
   shares: ClientShares;
 }
 
-/** Where reports are posted: beside the tunnel path. */
-const securityPath = (tunnelPath: string): string => `${tunnelPath.replace(/\/+$/, '')}/security`;
+/**
+ * Where reports are posted: beside the tunnel path, at `/r` with the query in neutral names (decision 048), or at
+ * `/security` with Sentry's names, as web services wrote it before.
+ */
+const reportPaths = (tunnelPath: string): string[] =>
+  ['/r', '/security'].map((suffix) => `${tunnelPath.replace(/\/+$/, '')}${suffix}`);
+
+/**
+ * The query in the names this route reads: `k` is the DSN in base64url, `e` the environment, `r` the release, so a
+ * filter list finds neither a vendor's parameter names nor the intake's host name in the URL.
+ */
+function namedQuery(query: Record<string, unknown>): Record<string, unknown> {
+  if (typeof query.k !== 'string') return query;
+  return {
+    dsn: Buffer.from(query.k, 'base64url').toString('utf8'),
+    sentry_environment: query.e,
+    sentry_release: query.r,
+  };
+}
 
 const malformed = (detail: string) => new RelayError('malformed', detail);
 
@@ -114,7 +131,7 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
   let accepted = 0;
 
   const accept = async (req: FastifyRequest, reply: FastifyReply, ip: string): Promise<string> => {
-    const query = req.query as Record<string, unknown>;
+    const query = namedQuery(req.query as Record<string, unknown>);
     const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!REPORT_TYPES.includes(contentType)) {
       throw new RelayError(
@@ -168,7 +185,8 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
       return reply.code(status).headers(headers).type('application/json').send(body);
     }
   };
-  const path = securityPath(config.tunnelPath);
-  app.post(path, handler);
-  app.post(`${path}/`, handler);
+  for (const path of config.tunnelPaths.flatMap(reportPaths)) {
+    app.post(path, handler);
+    app.post(`${path}/`, handler);
+  }
 }

@@ -34,23 +34,24 @@ export interface ReportOptions {
 }
 
 /**
- * Where browsers send CSP violation reports. Through the tunnel: `<TUNNEL_PATH>/security?dsn=…` on this host (the
- * relay authorizes the DSN as it does an envelope's); direct: Sentry's security endpoint for the DSN.
- * Either way with Sentry's `sentry_environment` / `sentry_release` parameters.
+ * Where browsers send CSP violation reports. Through the tunnel: `<TUNNEL_PATH>/r?k=…&e=…&r=…` on this host, the DSN
+ * (`k`, base64url) authorized by the relay as an envelope's is, the environment and release in neutral names: nothing
+ * in the URL a filter list could name for every deployment (decision 048). Direct: Sentry's security endpoint for the
+ * DSN, with its `sentry_environment` / `sentry_release` parameters.
  */
 export function securityReportUrl(options: ReportOptions): string {
   const query = new URLSearchParams();
   const { origin, prefix, projectId, publicKey } = dsnParts(options.dsn);
-  let base: string;
   if (options.tunnelPath) {
-    base = `${options.tunnelPath.replace(/\/$/, '')}/security`;
     // The DSN as the browser SDK writes it into envelope headers: without a secret.
-    query.set('dsn', `${origin.replace('//', `//${publicKey}@`)}${prefix}/${projectId}`);
-  } else {
-    base = `${origin}${prefix}/api/${projectId}/security/`;
-    query.set('sentry_key', decodeURIComponent(publicKey));
+    const dsn = `${origin.replace('//', `//${publicKey}@`)}${prefix}/${projectId}`;
+    query.set('k', Buffer.from(dsn).toString('base64url'));
+    query.set('e', options.environment);
+    if (options.release) query.set('r', options.release);
+    return `${options.tunnelPath.replace(/\/$/, '')}/r?${query}`;
   }
+  query.set('sentry_key', decodeURIComponent(publicKey));
   query.set('sentry_environment', options.environment);
   if (options.release) query.set('sentry_release', options.release);
-  return `${base}?${query}`;
+  return `${origin}${prefix}/api/${projectId}/security/?${query}`;
 }

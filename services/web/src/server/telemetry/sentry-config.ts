@@ -2,6 +2,7 @@
 // (`node --import`) so the SDK can instrument http before it loads, and config.ts with the rest of the service's
 // configuration. Nothing imported here may load Fastify.
 import { type Env, type EnvReader, readEnv } from '@app/service-kit/env';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { tunnelDestination } from './endpoints.ts';
 
 export interface SentryConfig {
@@ -13,7 +14,10 @@ export interface SentryConfig {
   orgId: string | undefined;
   /** Incoming sampled trace decisions honoured per second (beyond: decided here); see trace-budget.ts. */
   traceContinuationPerSecond: number;
-  /** Same-origin path the browser SDK posts envelopes to (the ingress routes it to the relay); undefined = off. */
+  /**
+   * Same-origin path the browser SDK posts envelopes to (the ingress routes it to the relay): TUNNEL_PATH, else the
+   * one SDK 11's `tunnel: true` derives from the DSN (decision 048); undefined = off, or no DSN to report with.
+   */
   tunnelPath: string | undefined;
   /** Where this service forwards `POST <tunnelPath>` when there is no ingress (local runs); undefined = not served. */
   tunnelTarget: URL | undefined;
@@ -26,16 +30,6 @@ export interface SentryConfig {
 
 /** Reads the Sentry variables into `reader`, which records what is wrong with them (see EnvReader.done). */
 export function readSentryConfig(reader: EnvReader): SentryConfig {
-  const tunnel = reader.string('TUNNEL_PATH', '/monitoring');
-  const tunnelPath = tunnel === 'off' ? undefined : tunnel;
-  reader.check(
-    'TUNNEL_PATH',
-    tunnelPath === undefined || /^\/[\w\-./]*$/.test(tunnelPath)
-      ? undefined
-      : `must be an absolute path such as /monitoring, or "off" (got ${JSON.stringify(tunnel)})`,
-  );
-  const tunnelTarget = reader.optionalUrl('TUNNEL_TARGET');
-  const explicitTunnel = reader.optionalUrl('SERVER_TUNNEL_URL');
   const dsn = reader.optionalString('SENTRY_DSN');
   reader.check(
     'SENTRY_DSN',
@@ -43,6 +37,20 @@ export function readSentryConfig(reader: EnvReader): SentryConfig {
       ? undefined
       : 'must look like https://<public key>@<host>/<project id>',
   );
+  // Unset: the path SDK 11's `tunnel: true` derives from the DSN (decision 048); no DSN, nothing to tunnel.
+  const derived = dsn === undefined ? 'off' : tunnelPathOf(dsn);
+  const tunnel = reader.optionalString('TUNNEL_PATH') ?? derived ?? '';
+  const tunnelPath = tunnel === 'off' ? undefined : tunnel;
+  reader.check(
+    'TUNNEL_PATH',
+    tunnelPath === undefined || /^\/[\w\-./]*$/.test(tunnelPath)
+      ? undefined
+      : tunnel === ''
+        ? 'must be set: SENTRY_DSN is not a DSN the SDK derives a tunnel path from'
+        : `must be an absolute path such as /x7k2q9, or "off" (got ${JSON.stringify(tunnel)})`,
+  );
+  const tunnelTarget = reader.optionalUrl('TUNNEL_TARGET');
+  const explicitTunnel = reader.optionalUrl('SERVER_TUNNEL_URL');
   const rateText = reader.string('SENTRY_TRACES_SAMPLE_RATE', '0.1');
   const tracesSampleRate = Number(rateText);
   reader.check(

@@ -1,4 +1,4 @@
-// Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> (and CSP reports to <TUNNEL_PATH>/security)
+// Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> (and CSP reports to <TUNNEL_PATH>/r)
 // on this host (same origin, so ad blockers and CSP connect-src 'self' let them through) and this streams them
 // unchanged to the relay, which enforces its limits. In Kubernetes the ingress routes the path to the relay and
 // this is off. @fastify/reply-from over undici: bodies are piped as they arrive, never buffered here.
@@ -79,6 +79,6 @@ export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions):
     };
     scope.post(options.path, forward(target.pathname));
     // CSP reports beside the tunnel path, for a relay (a target with a path of its own has no such sibling).
-    if (target.pathname === options.path) scope.post(`${options.path}/security`, forward(`${options.path}/security`));
+    if (target.pathname === options.path) scope.post(`${options.path}/r`, forward(`${options.path}/r`));
   });
 }
