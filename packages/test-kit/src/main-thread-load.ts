@@ -2,13 +2,18 @@
 // navigation until `settleMs` after the load event, so what runs once the page is interactive (a lazy SDK, a widget)
 // is in the trace too. main-thread-trace.ts reads the trace.
 import type { Browser } from 'playwright-core';
-import { analyseTrace, type MainThreadReport, type TraceEvent } from './main-thread-trace.ts';
+import { analyseTrace, type MainThreadReport, type TaskTime, type TraceEvent } from './main-thread-trace.ts';
 
 export interface MainThreadLoadOptions {
   /** Chromium's CPU throttling rate (Emulation.setCPUThrottlingRate); 1 is none. */
   cpuSlowdown?: number;
   /** How long after `load` the trace goes on. */
   settleMs?: number;
+}
+
+export interface MainThreadReadOptions extends MainThreadLoadOptions {
+  /** Which clock a task's duration is read from (main-thread-trace.ts); wall time unless given. */
+  time?: TaskTime;
 }
 
 const CATEGORIES = [
@@ -52,10 +57,10 @@ export async function traceLoad(
 export async function loadMainThread(
   browser: Browser,
   url: string,
-  options: MainThreadLoadOptions = {},
+  options: MainThreadReadOptions = {},
 ): Promise<MainThreadReport> {
   for (let attempt = 1; ; attempt++) {
-    const report = analyseTrace(await traceLoad(browser, url, options), new URL(url).origin);
+    const report = analyseTrace(await traceLoad(browser, url, options), new URL(url).origin, options.time);
     if (report) return report;
     if (attempt === 3) throw new Error(`three traces of ${url} had no navigation start or first contentful paint`);
   }

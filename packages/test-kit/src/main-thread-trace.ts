@@ -36,7 +36,17 @@ export interface MainThreadReport {
 
 export const LONG_TASK_MS = 50;
 
-const SCRIPT = /^(EvaluateScript|v8\.evaluateModule|v8\.compileModule|v8\.compile|FunctionCall|TimerFire|FireIdleCallback|RunMicrotasks|EventDispatch|FireAnimationFrame|V8\.GCScavenger)$/;
+const SCRIPT =
+  /^(EvaluateScript|v8\.evaluateModule|v8\.compileModule|v8\.compile|FunctionCall|TimerFire|FireIdleCallback|RunMicrotasks|EventDispatch|FireAnimationFrame)$/;
+/** What ran, when the trace names no script file (module evaluation, promise callbacks, timers). */
+const SCRIPT_KINDS: Record<string, string> = {
+  'v8.evaluateModule': 'evaluating modules',
+  RunMicrotasks: 'promise callbacks',
+  FireIdleCallback: 'idle callback',
+  TimerFire: 'timer',
+  EventDispatch: 'event',
+  FireAnimationFrame: 'animation frame',
+};
 const KINDS: Array<[RegExp, string]> = [
   [/^(UpdateLayoutTree|RecalculateStyles|ScheduleStyleRecalculation)$/, 'style'],
   [/^Layout$/, 'layout'],
@@ -44,6 +54,8 @@ const KINDS: Array<[RegExp, string]> = [
   [/^ParseAuthorStyleSheet$/, 'parse CSS'],
   [/^(Paint|PrePaint|Layerize|UpdateLayer|CompositeLayers|Commit|PaintImage)$/, 'paint'],
   [/(GC|GCEvent|BlinkGC)/, 'GC'],
+  // A frame's new document (an iframe a script appended).
+  [/^DocumentLoader::CommitNavigation$/, 'frame document'],
 ];
 
 const fileOf = (url: string | undefined) => (url ? url.replace(/[?#].*$/, '').replace(/.*\//, '') || url : undefined);
@@ -53,11 +65,14 @@ function labelOf(event: TraceEvent, script: string | undefined): string | undefi
   for (const [pattern, kind] of KINDS) {
     if (!pattern.test(event.name)) continue;
     // Style or layout asked for by script (a read after a write: focus, scroll, offsetHeight) is forced.
-    return script && (kind === 'style' || kind === 'layout') ? `${kind} forced by ${script}` : kind;
+    if (script && (kind === 'style' || kind === 'layout')) return `${kind} forced by ${script}`;
+    return script && kind !== 'GC' ? `${kind} from ${script}` : kind;
   }
-  if (event.name === 'v8.evaluateModule') return 'script: evaluating modules';
-  if (SCRIPT.test(event.name)) return `script ${fileOf(event.args?.data?.url) ?? script?.replace(/^script /, '') ?? '?'}`;
-  return undefined;
+  if (!SCRIPT.test(event.name)) return undefined;
+  const file = fileOf(event.args?.data?.url);
+  if (file) return `script ${file}`;
+  if (script) return script;
+  return `script (${SCRIPT_KINDS[event.name] ?? event.name})`;
 }
 
 /** Each event's self time (its time less its children's) to the nearest labelled event at or above it. */

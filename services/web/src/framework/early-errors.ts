@@ -37,7 +37,8 @@ declare global {
 // pushState and console methods where ours are still in place: the SDK, set up next, takes a `fetch` that is not
 // native for a wrapper and builds a hidden iframe (twice) to find a clean one, a 50–200 ms task on a phone
 // (docs/benchmarks.md, "The main thread"). One somebody else put over ours stays, ours then only passes through.
-export const EARLY_ERRORS_SCRIPT = `(function(w){var q=[],b=[],s=1,h=w.history,C=w.console,F=w.fetch,P=h.pushState,O={},K={},W,H,
+export const EARLY_ERRORS_SCRIPT =
+  `(function(w){var q=[],b=[],s=1,h=w.history,C=w.console,F=w.fetch,P=h.pushState,O={},K={},W,H,
 a=function(x){s&&(b.length<${EARLY_BREADCRUMBS_MAX}||b.shift(),x.timestamp=Date.now()/1e3,b.push(x))},
 f=function(e){s&&q.length<${EARLY_ERRORS_MAX}&&q.push(e)},n=function(t){a({category:'navigation',data:{from:location.pathname,to:String(t)}})};
 ['debug','info','warn','error','log'].forEach(function(l){var o=O[l]=C[l];C[l]=K[l]=function(){a({category:'console',level:l=='warn'?'warning':l,message:[].join.call(arguments,' ')});return o.apply(C,arguments)}});
