@@ -54,8 +54,8 @@ const KINDS: Array<[RegExp, string]> = [
   [/^ParseAuthorStyleSheet$/, 'parse CSS'],
   [/^(Paint|PrePaint|Layerize|UpdateLayer|CompositeLayers|Commit|PaintImage)$/, 'paint'],
   [/(GC|GCEvent|BlinkGC)/, 'GC'],
-  // A frame's new document (an iframe a script appended).
-  [/^DocumentLoader::CommitNavigation$/, 'frame document'],
+  // A new document: the page's own (its window and V8 context made), or an iframe's when a script appended one.
+  [/^DocumentLoader::CommitNavigation$/, 'document commit'],
 ];
 
 const fileOf = (url: string | undefined) => (url ? url.replace(/[?#].*$/, '').replace(/.*\//, '') || url : undefined);
@@ -66,6 +66,7 @@ function labelOf(event: TraceEvent, script: string | undefined): string | undefi
     if (!pattern.test(event.name)) continue;
     // Style or layout asked for by script (a read after a write: focus, scroll, offsetHeight) is forced.
     if (script && (kind === 'style' || kind === 'layout')) return `${kind} forced by ${script}`;
+    if (script && kind === 'document commit') return `an iframe's document, made by ${script}`;
     return script && kind !== 'GC' ? `${kind} from ${script}` : kind;
   }
   if (!SCRIPT.test(event.name)) return undefined;

@@ -64,7 +64,7 @@ describe('analyseTrace', () => {
         x('ParseHTML', 530, 10),
       ],
       parts: [
-        ['frame document from script (promise callbacks)', 50],
+        ["an iframe's document, made by script (promise callbacks)", 50],
         ['script (promise callbacks)', 40],
         ['parse HTML from script (promise callbacks)', 10],
       ],
