@@ -16,7 +16,8 @@ export interface MainThreadReadOptions extends MainThreadLoadOptions {
   time?: TaskTime;
 }
 
-const CATEGORIES = [
+/** What a trace records to tell a page's tasks and what ran in them (as DevTools' performance panel records). */
+export const TRACE_CATEGORIES = [
   'devtools.timeline',
   'disabled-by-default-devtools.timeline',
   'blink.user_timing',
@@ -42,7 +43,10 @@ export async function traceLoad(
     cdp.on('Tracing.dataCollected', (event) => events.push(...(event.value as unknown as TraceEvent[])));
     const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
-    await cdp.send('Tracing.start', { traceConfig: { includedCategories: CATEGORIES }, transferMode: 'ReportEvents' });
+    await cdp.send('Tracing.start', {
+      traceConfig: { includedCategories: TRACE_CATEGORIES },
+      transferMode: 'ReportEvents',
+    });
     await page.goto(url, { waitUntil: 'load' });
     await page.waitForTimeout(settleMs);
     await cdp.send('Tracing.end');

@@ -12,8 +12,8 @@ export interface TraceEvent {
   dur?: number;
   tdur?: number;
   args?: {
-    data?: { url?: string; documentLoaderURL?: string; isMainFrame?: boolean; size?: number };
-    beginData?: { stackTrace?: unknown[] };
+    name?: string;
+    data?: { url?: string; functionName?: string; documentLoaderURL?: string };
   };
 }
 
