@@ -1,8 +1,9 @@
 // A phone's main thread (issue 39): no page of the example has a task over 200 ms with the CPU slowed 4× (Lighthouse's
 // mobile preset), from navigation until 5 s after `load` — hydration, the lazy Sentry SDK's setup, the feedback
 // widget and the pageload transaction's end included. The first-load budget counts bytes; this counts main-thread
-// work, which a newer Chromium or a dependency can move without a byte changing. Each page's figure is the median of
-// three loads' longest task, so one load slowed by the shared machine does not decide. Figures: docs/benchmarks.md.
+// work, which a newer Chromium or a dependency can move without a byte changing. Other processes on the machine only
+// ever add time to a task, so each page's figure is the least of three loads' longest tasks: a task that long in
+// every load is the page's own. Figures: docs/benchmarks.md.
 import { loadMainThread } from '@app/test-kit/main-thread';
 import { describeTask, type MainThreadReport } from '@app/test-kit/main-thread-trace';
 import { describe, expect, it } from 'vitest';
@@ -27,8 +28,8 @@ describe('the main thread while a page loads, CPU slowed 4×', () => {
       for (let i = 0; i < LOADS; i++)
         loads.push(await loadMainThread(suite.browser, `${suite.web.url}${path}`, { time: TIME }));
       loads.sort((a, b) => longest(a) - longest(b));
-      const median = loads[Math.floor(LOADS / 2)] as MainThreadReport;
-      const over = median.longTasks.filter((task) => task.duration > TASK_BUDGET_MS).map(describeTask);
+      const least = loads[0] as MainThreadReport;
+      const over = least.longTasks.filter((task) => task.duration > TASK_BUDGET_MS).map(describeTask);
       // The tasks over budget, and what their time went to, are the failure's message.
       expect(
         over,

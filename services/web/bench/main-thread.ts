@@ -5,8 +5,9 @@
 // page, medians of BROWSER_RUNS (5) loads: total blocking time and the longest task on the thread's clock (CPU time,
 // steady while other processes share the machine) and on the wall clock (what the phone's user waits for), LCP, the
 // number of long tasks, and each figure's ratio to the peer's. BROWSER_DETAIL=1 prints every long task of every load
-// and what its time went to. LIGHTHOUSE_BASELINE (another checkout's services/web, built) adds its pages. A
-// benchmark, not a test (e2e/web/main-thread.test.ts is the test).
+// (thread clock) and what its time went to; BROWSER_CPU_SLOWDOWN=1 loads unthrottled and multiplies every duration
+// by 4, as Lighthouse's simulation does. LIGHTHOUSE_BASELINE (another checkout's services/web, built) adds its pages.
+// A benchmark, not a test (e2e/web/main-thread.test.ts is the test).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startCaptureServer } from '@app/test-kit';
@@ -19,6 +20,9 @@ import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BROWSER_RUNS ?? 5);
 const DETAIL = process.env.BROWSER_DETAIL === '1';
+/** 4 (Lighthouse's mobile preset) by Chromium's throttling; 1: unthrottled, every duration ×4 as Lighthouse scales. */
+const SLOWDOWN = Number(process.env.BROWSER_CPU_SLOWDOWN ?? 4);
+const FACTOR = 4 / SLOWDOWN;
 const PEER_PAGE = '/catalog?limit=50';
 const PEER_LABEL = `ssr-rr ${PEER_PAGE}`;
 
@@ -60,10 +64,10 @@ async function main(): Promise<void> {
     } else console.log('the ssr-rr peer is absent (/work/shared/peers/ssr-rr): no ratios');
     for (let run = 1; run <= RUNS; run++) {
       for (const [label, url] of targets) {
-        const events = await traceLoad(browser, url, { cpuSlowdown: 4, settleMs: 5_000 });
+        const events = await traceLoad(browser, url, { cpuSlowdown: SLOWDOWN, settleMs: 5_000 });
         const origin = new URL(url).origin;
-        const thread = analyseTrace(events, origin, { clock: 'thread', factor: 1 });
-        const wall = analyseTrace(events, origin, { clock: 'wall', factor: 1 });
+        const thread = analyseTrace(events, origin, { clock: 'thread', factor: FACTOR });
+        const wall = analyseTrace(events, origin, { clock: 'wall', factor: FACTOR });
         if (!thread || !wall) {
           console.log(`run ${run} ${label}: the trace has no navigation or FCP; left out`);
           continue;
@@ -73,7 +77,7 @@ async function main(): Promise<void> {
         console.log(
           `run ${run} ${label.padEnd(30)} ${FIGURES.map(([name, pick]) => `${name} ${Math.round(pick(load))}`).join('  ')}`,
         );
-        if (DETAIL) for (const task of wall.longTasks) console.log(`    ${describeTask(task)}`);
+        if (DETAIL) for (const task of thread.longTasks) console.log(`    ${describeTask(task)}`);
       }
     }
   } finally {
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
   }
   const cell = (label: string, pick: (load: Load) => number) => median((loads.get(label) ?? []).map(pick));
   console.log(
-    `\nmedians of ${RUNS} loads, CPU slowed 4×, until 5 s after load; ms (long tasks: a count); ` +
+    `\nmedians of ${RUNS} loads, CPU ${SLOWDOWN === 4 ? 'slowed 4×' : `slowed ${SLOWDOWN}×, durations ×${FACTOR}`}, until 5 s after load; ms (long tasks: a count); ` +
       '(× peer) = ratio to ssr-rr /catalog?limit=50 in the same rounds',
   );
   console.log(`| page | ${FIGURES.map(([name]) => name).join(' | ')} |\n|---|${FIGURES.map(() => '---:').join('|')}|`);
