@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCaptureServer } from '@app/test-kit';
 import { launchChromium } from '@app/test-kit/chromium';
+import { TRACE_CATEGORIES } from '@app/test-kit/main-thread';
+import type { TraceEvent } from '@app/test-kit/main-thread-trace';
 import type { Browser } from 'playwright-core';
 import { SourceMapConsumer } from 'source-map-js';
 import { median, PAGES, startWebBuild } from './lighthouse-targets.ts';
@@ -22,16 +24,6 @@ const DETAIL = process.env.TASKS_DETAIL === '1';
 const CPU_SLOWDOWN = 4;
 const LONG_TASK_MS = 50;
 
-interface TraceEvent {
-  name: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  args?: { name?: string; data?: { url?: string; functionName?: string; documentLoaderURL?: string } };
-}
 interface Profile {
   nodes: Array<{
     id: number;
@@ -55,15 +47,10 @@ async function traceLoad(browser: Browser, url: string): Promise<{ events: Trace
   const events: TraceEvent[] = [];
   cdp.on('Tracing.dataCollected', (event) => events.push(...(event.value as unknown as TraceEvent[])));
   const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-  const categories = [
-    'devtools.timeline',
-    'disabled-by-default-devtools.timeline',
-    'blink.user_timing',
-    'loading',
-    'v8.execute',
-    'v8',
-  ];
-  await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', {
+    traceConfig: { includedCategories: TRACE_CATEGORIES },
+    transferMode: 'ReportEvents',
+  });
   if (DETAIL) {
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });

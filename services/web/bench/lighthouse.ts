@@ -1,12 +1,13 @@
 // `npm run bench:lighthouse -w @app/web`: Lighthouse (mobile preset: simulated slow 4G, 4x CPU slowdown) against the
 // production build with Sentry on, every page of the example product, medians of three runs each; in the same runs,
-// the React Router framework peer's equivalent page (its 50-item list at /items beside our /catalog; see
+// the React Router framework peer's equivalent page (our catalog list at /catalog?limit=50 beside our /catalog; see
 // peer-ssr-rr.ts). Next.js is not among the peers in /work/shared/peers, so it is not run here. Debian's Chromium,
 // started here with a DevTools port for Lighthouse. A benchmark, not a test: scores move a few points between runs.
 // LIGHTHOUSE_RUNS, LIGHTHOUSE_PEERS=off and COMPRESSION=off (the service's own variable) change what is measured;
 // LIGHTHOUSE_BASELINE (the services/web folder of another checkout, built, e.g. a `git worktree` of main) audits its
 // pages too, in turn with ours in every run, so a change is measured against what it replaces under the same load.
-// LIGHTHOUSE_JSON (a folder) keeps every run's whole report there, to read what the simulation made of the page.
+// LIGHTHOUSE_JSON (a folder) keeps every run's whole report there, to read what the simulation made of the page;
+// LIGHTHOUSE_TASKS=1 prints each long task of the trace Lighthouse observed (×4, as its simulation) and its causes.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCaptureServer } from '@app/test-kit';
+import { analyseTrace, describeTask, type TraceEvent } from '@app/test-kit/main-thread-trace';
 import lighthouse from 'lighthouse';
 import { median, PAGES, startWebBuild } from './lighthouse-targets.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
@@ -22,8 +24,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
 const BASELINE = process.env.LIGHTHOUSE_BASELINE;
 const JSON_DIR = process.env.LIGHTHOUSE_JSON;
+const TASKS = process.env.LIGHTHOUSE_TASKS === '1';
 /** The peer's page that matches one of ours. */
-const PEER_PAGES = { '/items': '/catalog' } as const;
+const PEER_PAGES = { '/catalog?limit=50': '/catalog' } as const;
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 const METRICS = {
   FCP: 'first-contentful-paint',
@@ -72,6 +75,12 @@ async function audit(url: string, port: number, saveAs: string, attempt = 1): Pr
   if (runtimeError && attempt < 3) return audit(url, port, saveAs, attempt + 1);
   if (runtimeError) throw new Error(`lighthouse ${url}: ${runtimeError.code} ${runtimeError.message}`);
   if (JSON_DIR) writeFileSync(join(JSON_DIR, `${saveAs.replace(/[^\w.-]+/g, '_')}.json`), String(result.report));
+  if (TASKS) {
+    // Lighthouse's own (unthrottled) trace read as its simulation reads it: every task ×4, what each one's time went to.
+    const events = result.artifacts.Trace.traceEvents as unknown as TraceEvent[];
+    const report = analyseTrace(events, new URL(url).origin, { clock: 'wall', factor: 4 });
+    for (const task of report?.longTasks ?? []) console.log(`    ${saveAs}: ${describeTask(task)}`);
+  }
   const row: Row = {};
   for (const id of CATEGORIES) row[id] = Math.round((categories[id]?.score ?? Number.NaN) * 100);
   // What cost points outside Performance (where every point is one audit), so a run says what to fix.

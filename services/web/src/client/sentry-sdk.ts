@@ -42,9 +42,11 @@ export function captureReport({ error, crash, componentStack, tags }: Report): v
  * it. False when Sentry is off.
  */
 export function startClient(config: ClientConfig['sentry'], earlier: EarlySession | undefined): boolean {
-  const client = initSentry(config);
-  // Same task as the SDK's handlers and recorders: from here on they see everything, nothing twice.
+  // Before the client: stopping puts the native fetch back, which the SDK then takes as it is (no sandbox iframe,
+  // early-errors.ts).
   const breadcrumbs = stopEarlyCapture(window);
+  const client = initSentry(config);
+  // Same task as the SDK's handlers and recorders: they see everything after this, nothing twice.
   if (!client) return false;
   for (const breadcrumb of breadcrumbs) addBreadcrumb(breadcrumb as Breadcrumb);
   const session = getIsolationScope().getSession();

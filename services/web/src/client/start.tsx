@@ -42,13 +42,16 @@ declare global {
   }
 }
 
-const config = readClientConfig(document);
-
-const table = enabledRoutes(routeTable, config.diagnostics);
-const entries = new Map(flattenRoutes(table).map((entry) => [entry.id, entry]));
-const routeCode = createRouteCode(views);
-const routes = buildClientRoutes(table, (entry) => routeCode.load(entry));
-const prefetcher = createPrefetcher({ routes, entries, routeCode });
+/** The page's settings, routes and prefetcher: made by start(), in a task after the modules' evaluation. */
+function prepare() {
+  const config = readClientConfig(document);
+  const table = enabledRoutes(routeTable, config.diagnostics);
+  const entries = new Map(flattenRoutes(table).map((entry) => [entry.id, entry]));
+  const routeCode = createRouteCode(views);
+  const routes = buildClientRoutes(table, (entry) => routeCode.load(entry));
+  const prefetcher = createPrefetcher({ routes, entries, routeCode });
+  return { config, routeCode, routes, prefetcher };
+}
 
 /** Resolves the lazy properties of the routes matched at load, so the router starts "initialized". */
 async function resolveInitialRoutes(all: RouteObject[]): Promise<void> {
@@ -63,7 +66,7 @@ async function resolveInitialRoutes(all: RouteObject[]): Promise<void> {
   }
 }
 
-function HydrationMark({ router }: { router: DataRouter }) {
+function HydrationMark({ router, styleNonce }: { router: DataRouter; styleNonce: string | undefined }) {
   useEffect(() => {
     performance.mark('app:hydrated');
     window.__appHydrated = true;
@@ -72,9 +75,9 @@ function HydrationMark({ router }: { router: DataRouter }) {
     void loadSentryWhenIdle(router).then(async (sdk) => {
       if (!sdk) return;
       await idleSlices.next();
-      (await import('./feedback.ts')).addFeedbackWidget(config.styleNonce);
+      (await import('./feedback.ts')).addFeedbackWidget(styleNonce);
     });
-  }, [router]);
+  }, [router, styleNonce]);
   return null;
 }
 
@@ -85,6 +88,10 @@ const SENTRY_WAIT_MS = 1_000;
 const afterFirstPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 export async function start(): Promise<void> {
+  // Evaluating the app's modules (React DOM, the router) is one task already: what start does is the next one, so
+  // neither is a long task on a phone (docs/benchmarks.md, "The main thread").
+  await nextTask();
+  const { config, routeCode, routes, prefetcher } = prepare();
   startTelemetry(config.sentry);
   // Routes' code starts loading at once (it is preloaded anyway); hydration waits for the first paint.
   const routesReady = resolveInitialRoutes(routes);
@@ -125,7 +132,7 @@ export async function start(): Promise<void> {
             captureException(error, { route: info.pattern });
           }}
         />
-        <HydrationMark router={router} />
+        <HydrationMark router={router} styleNonce={config.styleNonce} />
       </ErrorScreenShown.Provider>,
       {
         onUncaughtError: reportUncaughtReactError,

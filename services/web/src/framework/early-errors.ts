@@ -22,7 +22,8 @@ export interface EarlyBreadcrumb {
 export interface EarlyErrors {
   events: Array<ErrorEvent | PromiseRejectionEvent>;
   breadcrumbs: EarlyBreadcrumb[];
-  /** Stops recording (errors and breadcrumbs alike); the queues stay as they are. */
+  /** Stops recording (errors and breadcrumbs alike) and puts back the browser's functions where ours are still in
+   * place; the queues stay as they are. */
   stop(): void;
 }
 
@@ -32,18 +33,22 @@ declare global {
   }
 }
 
-// The inline script's body (no `</script` inside, nothing to escape). Wrappers stay in place after stop() (the SDK's
-// own wrap them) and only stop recording.
-export const EARLY_ERRORS_SCRIPT = `(function(w){var q=[],b=[],s=1,h=w.history,C=w.console,F=w.fetch,P=h.pushState,
+// The inline script's body (no `</script` inside, nothing to escape). stop() also puts back the browser's own fetch,
+// pushState and console methods where ours are still in place: the SDK, set up next, takes a `fetch` that is not
+// native for a wrapper and builds a hidden iframe (twice) to find a clean one, a 50–200 ms task on a phone
+// (docs/benchmarks.md, "The main thread"). One somebody else put over ours stays, ours then only passes through.
+export const EARLY_ERRORS_SCRIPT =
+  `(function(w){var q=[],b=[],s=1,h=w.history,C=w.console,F=w.fetch,P=h.pushState,O={},K={},W,H,
 a=function(x){s&&(b.length<${EARLY_BREADCRUMBS_MAX}||b.shift(),x.timestamp=Date.now()/1e3,b.push(x))},
 f=function(e){s&&q.length<${EARLY_ERRORS_MAX}&&q.push(e)},n=function(t){a({category:'navigation',data:{from:location.pathname,to:String(t)}})};
-['debug','info','warn','error','log'].forEach(function(l){var o=C[l];C[l]=function(){a({category:'console',level:l=='warn'?'warning':l,message:[].join.call(arguments,' ')});return o.apply(C,arguments)}});
-w.fetch=function(i,o){var d={method:(o&&o.method||'GET').toUpperCase(),url:String(i&&i.url||i)},r=function(x){a({category:'fetch',type:'http',data:d,level:x?'info':'error'})};
+['debug','info','warn','error','log'].forEach(function(l){var o=O[l]=C[l];C[l]=K[l]=function(){a({category:'console',level:l=='warn'?'warning':l,message:[].join.call(arguments,' ')});return o.apply(C,arguments)}});
+w.fetch=W=function(i,o){var d={method:(o&&o.method||'GET').toUpperCase(),url:String(i&&i.url||i)},r=function(x){a({category:'fetch',type:'http',data:d,level:x?'info':'error'})};
 return F.apply(w,arguments).then(function(x){d.status_code=x.status;r(x);return x},function(e){r();throw e})};
-h.pushState=function(d,u,t){t&&n(t);return P.apply(h,arguments)};
+h.pushState=H=function(d,u,t){t&&n(t);return P.apply(h,arguments)};
 w.addEventListener('click',function(e){var t=e.target;t&&t.tagName&&a({category:'ui.click',message:t.tagName.toLowerCase()+(t.id?'#'+t.id:'')+(t.className&&t.className.split?'.'+t.className.trim().split(/\\s+/).join('.'):'')})},!0);
 w.addEventListener('error',f);w.addEventListener('unhandledrejection',f);
-w.__earlyErrors={events:q,breadcrumbs:b,stop:function(){s=0}}})(window)`.replace(/\n/g, '');
+w.__earlyErrors={events:q,breadcrumbs:b,stop:function(){s=0;w.fetch===W&&(w.fetch=F);h.pushState===H&&(h.pushState=P);
+for(var l in K)C[l]===K[l]&&(C[l]=O[l])}}})(window)`.replace(/\n/g, '');
 
 /** Stops the inline recorders and hands over the breadcrumbs (empty when the script was not on the page). */
 export function stopEarlyCapture(win: Window): EarlyBreadcrumb[] {
