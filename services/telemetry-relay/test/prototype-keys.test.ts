@@ -99,7 +99,9 @@ describe('a relay process sent prototype keys at every key position', () => {
   beforeAll(async () => {
     capture = await startCaptureServer();
     dsn = capture.dsn(PROJECT);
-    service = await spawnService(entry, { env: { ALLOWED_DSNS: dsn, TUNNEL_PATH: '/monitoring', SPOOL_DIR: tempDir(), LOG_SAMPLE_EVERY: '1000' } });
+    service = await spawnService(entry, {
+      env: { ALLOWED_DSNS: dsn, TUNNEL_PATH: '/monitoring', SPOOL_DIR: tempDir(), LOG_SAMPLE_EVERY: '1000' },
+    });
   });
   afterAll(async () => {
     await service?.kill();
