@@ -5,6 +5,8 @@
 // URL's query and fragment, in an Authorization header, in error messages, log bodies and attributes, in a span
 // attribute, and the user's address. Upstream must see none of them wherever Relay's defaults scrub them (every
 // item searched, replay recordings decompressed), and must see every item type that carried them.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEnvelope, type ServiceProcess, spawnService } from '@app/test-kit';
 import type { Browser } from 'playwright-core';
@@ -76,8 +78,8 @@ let app: ServiceProcess | undefined;
 let front: Front | undefined;
 let tap: Tap | undefined;
 let browser: Browser | undefined;
+let bundle: string | undefined;
 beforeAll(async () => {
-  let bundle: string;
   [stack, browser, bundle] = await Promise.all([startTelemetryStack(), launchChromium(), bundlePage()]);
   tap = await startTap(stack.relay.url);
   app = await spawnService(fileURLToPath(new URL('server.ts', appDir)), {
@@ -96,6 +98,7 @@ afterAll(async () => {
   await app?.kill();
   await tap?.close();
   await stack?.close();
+  if (bundle) rmSync(dirname(bundle), { recursive: true, force: true });
 });
 
 /** Item types upstream received, by sender: `browser event`, `node span`, … */
