@@ -8,7 +8,7 @@ export {
   startCaptureServer,
 } from './capture-server.ts';
 export { BASE_IMAGE, buildImage, docker, type ImageBuild } from './docker.ts';
-export type { CapturedItem, ParsedEnvelope } from './envelope-reader.ts';
+export { type CapturedItem, type ParsedEnvelope, readEnvelope } from './envelope-reader.ts';
 export { getAsWritten, type PlainAnswer } from './get-as-written.ts';
 export {
   fillSlots,
