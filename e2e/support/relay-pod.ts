@@ -46,8 +46,10 @@ export async function startPodRelay(options: PodRelayOptions): Promise<PodRelay>
       remove: () => removeVolume(volume),
     },
   });
+  // The path the relay serves: from the environment it runs with (the ConfigMap's, then the test's own).
+  const env = { ...pod.env, ...options.env };
   return {
     ...relay,
-    tunnelUrl: () => relay.url(port, pod.env.TUNNEL_PATH ?? tunnelPathOf(pod.env.ALLOWED_DSNS ?? '') ?? ''),
+    tunnelUrl: () => relay.url(port, env.TUNNEL_PATH || tunnelPathOf(env.ALLOWED_DSNS ?? '') || ''),
   };
 }
