@@ -8,6 +8,7 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { readEnvelope, type ServiceProcess, spawnService } from '@app/test-kit';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,10 +88,16 @@ beforeAll(async () => {
       NODE_OPTIONS: `--import ${fileURLToPath(new URL('instrument.ts', appDir))}`,
       SENTRY_DSN: stack.capture.dsn(),
       // As the web's server SDK sends (SERVER_TUNNEL_URL): to the relay, under the allowed DSN (through the tap).
-      SENTRY_TUNNEL: `${tap.url}/monitoring`,
+      SENTRY_TUNNEL: `${tap.url}${tunnelPathOf(stack.capture.dsn())}`,
     },
   });
-  front = await startFront({ bundle, dsn: stack.capture.dsn(), webUrl: stack.web.url, appUrl: app.url });
+  front = await startFront({
+    bundle,
+    dsn: stack.capture.dsn(),
+    webUrl: stack.web.url,
+    webTunnelPath: tunnelPathOf(stack.capture.dsn()),
+    appUrl: app.url,
+  });
 });
 afterAll(async () => {
   await browser?.close();

@@ -12,8 +12,9 @@ export interface FrontOptions {
   bundle: string;
   /** The DSN the page's SDK reports under. */
   dsn: string;
-  /** The web service: POST /monitoring goes to its tunnel path. */
+  /** The web service: POST /monitoring goes to its tunnel path (`webTunnelPath`, derived from the DSN by default). */
   webUrl: string;
+  webTunnelPath: string;
   /** The Node app: every other request. */
   appUrl: string;
 }
@@ -58,7 +59,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
     } else if (req.method === 'GET' && path === '/app.js') {
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     } else if (path === '/monitoring') {
-      forward(req, res, new URL(`/monitoring${req.url?.slice(path.length) ?? ''}`, options.webUrl));
+      forward(req, res, new URL(`${options.webTunnelPath}${req.url?.slice(path.length) ?? ''}`, options.webUrl));
     } else {
       forward(req, res, new URL(req.url ?? '/', options.appUrl));
     }
