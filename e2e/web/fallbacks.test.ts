@@ -5,6 +5,7 @@ import type { Page, Request, Route } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSameDocument, markDocument, waitForHydration, watchedPage } from '../support/browser.ts';
 import { webSuite } from '../support/web.ts';
+import { chunkPath } from '../support/web-assets.ts';
 
 const suite = webSuite({ DIAGNOSTICS: '1' });
 let page: Page;
@@ -40,7 +41,10 @@ describe('a route chunk that fails during a client navigation', () => {
     await open('/');
     let failed = 0;
     // Only the navigation's own import fails; the full load that follows may fetch the chunk again.
-    await page.route(/\/assets\/list-view-[\w-]+\.js$/, (route) => (failed++ === 0 ? fail(route) : route.continue()));
+    await page.route(
+      (url: URL) => url.pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      (route) => (failed++ === 0 ? fail(route) : route.continue()),
+    );
     const documents: string[] = [];
     page.on('request', (request) => {
       if (request.resourceType() === 'document') documents.push(new URL(request.url()).pathname);

@@ -7,6 +7,7 @@ import type { Page, Request } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSameDocument, markDocument, waitForHydration } from '../support/browser.ts';
 import { webSuite } from '../support/web.ts';
+import { chunkPath } from '../support/web-assets.ts';
 
 /** The specification's values, written out here so that a change to framework/timing.ts fails a test. */
 const SPEC = { prefetchFreshMs: 30_000, prefetchExpireMs: 5 * 60_000, routeCodeTimeoutMs: 3_800 };
@@ -88,11 +89,16 @@ describe('route code timeout', () => {
     await openPaused('/');
     // The chunk's first request is never answered; the full page load's own request for it is.
     let held = false;
-    await page.route(/\/assets\/list-view-[\w-]+\.js$/, async (route) => {
-      if (held) return route.continue();
-      held = true;
-    });
-    const chunkAsked = page.waitForRequest(/\/assets\/list-view-[\w-]+\.js$/);
+    await page.route(
+      (url: URL) => url.pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      async (route) => {
+        if (held) return route.continue();
+        held = true;
+      },
+    );
+    const chunkAsked = page.waitForRequest(
+      (request) => new URL(request.url()).pathname === chunkPath('src/app/catalog/list-view.tsx'),
+    );
     await clickLink('/catalog');
     await chunkAsked;
 

@@ -20,6 +20,7 @@ import {
   watchConsole,
 } from '../support/browser.ts';
 import { startWeb } from '../support/web.ts';
+import { chunkPath } from '../support/web-assets.ts';
 
 let web: ServiceProcess;
 let browser: Browser;
@@ -205,10 +206,13 @@ describe('fallbacks to a full page load', () => {
   it('loads the target as a document when its route code takes longer than 3.8 s', async () => {
     await open('/');
     let delayed = 0;
-    await page.route(/\/assets\/list-view-[\w-]+\.js$/, async (route) => {
-      if (delayed++ === 0) await new Promise((r) => setTimeout(r, 6_000));
-      await route.continue().catch(() => {});
-    });
+    await page.route(
+      (url: URL) => url.pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      async (route) => {
+        if (delayed++ === 0) await new Promise((r) => setTimeout(r, 6_000));
+        await route.continue().catch(() => {});
+      },
+    );
     const started = Date.now();
     await page.click('a[href="/catalog"]');
     await expect.poll(() => sameDocument().catch(() => true), { timeout: 10_000 }).toBe(false);
@@ -412,7 +416,7 @@ describe('caching', () => {
     const html = await fetch(`${web.url}/catalog`);
     expect(html.headers.get('cache-control')).toBe('private, no-cache');
     const entry = /<script type="module" nonce="[^"]+" src="([^"]+)"/.exec(await html.text())?.[1];
-    expect(entry).toMatch(/^\/assets\/entry-[\w-]+\.js$/);
+    expect(entry).toBe(chunkPath('src/client/entry.tsx'));
     const asset = await fetch(`${web.url}${entry}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');

@@ -83,19 +83,21 @@ let bundle: string | undefined;
 beforeAll(async () => {
   [stack, browser, bundle] = await Promise.all([startTelemetryStack(), launchChromium(), bundlePage()]);
   tap = await startTap(stack.relay.url);
+  const tunnelPath = tunnelPathOf(stack.capture.dsn());
+  if (!tunnelPath) throw new Error(`no tunnel path for ${stack.capture.dsn()}`);
   app = await spawnService(fileURLToPath(new URL('server.ts', appDir)), {
     env: {
       NODE_OPTIONS: `--import ${fileURLToPath(new URL('instrument.ts', appDir))}`,
       SENTRY_DSN: stack.capture.dsn(),
       // As the web's server SDK sends (SERVER_TUNNEL_URL): to the relay, under the allowed DSN (through the tap).
-      SENTRY_TUNNEL: `${tap.url}${tunnelPathOf(stack.capture.dsn())}`,
+      SENTRY_TUNNEL: `${tap.url}${tunnelPath}`,
     },
   });
   front = await startFront({
     bundle,
     dsn: stack.capture.dsn(),
     webUrl: stack.web.url,
-    webTunnelPath: tunnelPathOf(stack.capture.dsn()),
+    webTunnelPath: tunnelPath,
     appUrl: app.url,
   });
 });
