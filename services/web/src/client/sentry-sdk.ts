@@ -52,7 +52,7 @@ export function prepareClient(config: ClientConfig['sentry']): BrowserClient | u
  */
 export function startClient(client: BrowserClient, earlier: EarlySession | undefined): void {
   // Before the client starts: stopping puts the native fetch back, which the SDK's transport and breadcrumbs then take
-  // as it is (no sandbox iframe, early-errors.ts; the transport is made at the first send, sentry.ts).
+  // as it is (no sandbox iframe, early-errors.ts; the transport is made as the client starts, sentry.ts).
   const breadcrumbs = stopEarlyCapture(window);
   // Same task as the SDK's handlers and recorders: they see everything after this, nothing twice.
   initSentry(client);

@@ -32,17 +32,21 @@ import { TRACING } from '../framework/timing.ts';
 import { cultureContextIntegration } from './culture-context.ts';
 import { trackPageSession } from './page-session.ts';
 
+/** A transport that exists with the client but makes the SDK's fetch transport only when `make` is called. */
+type TransportMadeLater = Transport & { make(): Transport };
+
 /**
- * The fetch transport, made when the client first sends (once started): made with the client, a slice earlier, it
- * would find the inline script's `fetch` wrapper (early-errors.ts) still there and take a clean one from an iframe.
+ * The fetch transport is made when the client starts (initSentry): made with the client, a slice earlier, it would
+ * find the inline script's `fetch` wrapper (early-errors.ts) still there, and later the SDK's own breadcrumbs wrapper;
+ * either way it would take a clean `fetch` from a hidden iframe.
  */
-const transportOnFirstSend: typeof makeFetchTransport = (options) => {
+const transportMadeAtStart = (options: Parameters<typeof makeFetchTransport>[0]): TransportMadeLater => {
   let transport: Transport | undefined;
-  const made = () => {
+  const make = () => {
     transport ??= makeFetchTransport(options);
     return transport;
   };
-  return { send: (request) => made().send(request), flush: (timeout) => made().flush(timeout) };
+  return { make, send: (request) => make().send(request), flush: (timeout) => make().flush(timeout) };
 };
 
 /**
@@ -67,7 +71,7 @@ export function createSentryClient(config: ClientConfig['sentry']): BrowserClien
     // (MAX_SPAN_COUNT in @sentry/core), not an option; e2e/web/telemetry-limits.test.ts shows it.
     traceLifecycle: 'static' as const,
     maxBreadcrumbs: TRACING.maxBreadcrumbs,
-    transport: transportOnFirstSend,
+    transport: transportMadeAtStart,
     transportOptions: { bufferSize: TRACING.transportBufferSize },
     stackParser: defaultStackParser,
     integrations: [
@@ -90,6 +94,8 @@ export function createSentryClient(config: ClientConfig['sentry']): BrowserClien
 
 /** Starts a client made by createSentryClient: from here on the SDK sees the page's errors and records it. */
 export function initSentry(client: BrowserClient): void {
+  // The browser's own fetch is back (the inline recorders stopped) and not yet wrapped by the SDK's breadcrumbs.
+  (client.getTransport() as TransportMadeLater | undefined)?.make();
   setCurrentClient(client);
   client.init();
   trackPageSession(client);
