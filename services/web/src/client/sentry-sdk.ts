@@ -7,6 +7,7 @@
 import { type Breadcrumb, updateSession } from '@sentry/core';
 import {
   addBreadcrumb,
+  type BrowserClient,
   captureException,
   captureReactException,
   getClient,
@@ -18,7 +19,7 @@ import type { ClientConfig } from '../framework/client-config.ts';
 import { stopEarlyCapture, takeEarlyErrors } from '../framework/early-errors.ts';
 import type { EarlySession, Report } from './early-send.ts';
 import { traceNavigations } from './navigation-tracing.ts';
-import { initSentry, laterIntegrations } from './sentry.ts';
+import { createSentryClient, initSentry, laterIntegrations } from './sentry.ts';
 
 /**
  * A report that waited for the SDK. A crash (the failure behind the client error screen, or one React could not
@@ -38,23 +39,29 @@ export function captureReport({ error, crash, componentStack, tags }: Report): v
 }
 
 /**
- * The first slice: the client (global handlers, breadcrumbs, the session) and what the inline queue recorded before
- * it. False when Sentry is off.
+ * The first slice: the client made, not started (its options and transport; a slice of its own, so that neither this
+ * nor the start is a long task on a phone). Undefined when Sentry is off.
  */
-export function startClient(config: ClientConfig['sentry'], earlier: EarlySession | undefined): boolean {
-  // Before the client: stopping puts the native fetch back, which the SDK then takes as it is (no sandbox iframe,
-  // early-errors.ts).
+export function prepareClient(config: ClientConfig['sentry']): BrowserClient | undefined {
+  return createSentryClient(config);
+}
+
+/**
+ * The second slice: the client started (global handlers, breadcrumbs, the session) and what the inline queue recorded
+ * before it.
+ */
+export function startClient(client: BrowserClient, earlier: EarlySession | undefined): void {
+  // Before the client starts: stopping puts the native fetch back, which the SDK's transport and breadcrumbs then take
+  // as it is (no sandbox iframe, early-errors.ts; the transport is made as the client starts, sentry.ts).
   const breadcrumbs = stopEarlyCapture(window);
-  const client = initSentry(config);
   // Same task as the SDK's handlers and recorders: they see everything after this, nothing twice.
-  if (!client) return false;
+  initSentry(client);
   for (const breadcrumb of breadcrumbs) addBreadcrumb(breadcrumb as Breadcrumb);
   const session = getIsolationScope().getSession();
   if (earlier && session) {
     updateSession(session, { sid: earlier.sid, init: false, started: earlier.started, errors: earlier.errors });
     if (earlier.status !== 'ok') updateSession(session, { status: earlier.status });
   }
-  return true;
 }
 
 /**

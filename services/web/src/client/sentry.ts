@@ -8,7 +8,7 @@
 // those wrappers), and conversationId (AI conversations). Decision 005 (docs/decisions/) has the measured saving.
 // The culture context is our own (culture-context.ts): Sentry's context, but not on transactions.
 import { ignoreErrors } from '@app/telemetry-rules';
-import { applySdkMetadata, type Integration } from '@sentry/core';
+import { applySdkMetadata, type Integration, type Transport } from '@sentry/core';
 import {
   BrowserClient,
   breadcrumbsIntegration,
@@ -32,12 +32,31 @@ import { TRACING } from '../framework/timing.ts';
 import { cultureContextIntegration } from './culture-context.ts';
 import { trackPageSession } from './page-session.ts';
 
+/** A transport that exists with the client but makes the SDK's fetch transport only when `make` is called. */
+type TransportMadeLater = Transport & { make(): Transport };
+
 /**
- * Set up in slices (sentry-sdk.ts): first the client with what reports an error as it should (handlers, filters, the
- * event's context, the session) and what records the page (breadcrumbs, console: in the same task as the global
- * handlers, so the inline recorders of framework/early-errors.ts hand over without a gap), then tracing.
+ * The fetch transport is made when the client starts (initSentry): made with the client, a slice earlier, it would
+ * find the inline script's `fetch` wrapper (early-errors.ts) still there, and later the SDK's own breadcrumbs wrapper;
+ * either way it would take a clean `fetch` from a hidden iframe.
  */
-export function initSentry(config: ClientConfig['sentry']): BrowserClient | undefined {
+const transportMadeAtStart = (options: Parameters<typeof makeFetchTransport>[0]): TransportMadeLater => {
+  let transport: Transport | undefined;
+  const make = () => {
+    transport ??= makeFetchTransport(options);
+    return transport;
+  };
+  return { make, send: (request) => make().send(request), flush: (timeout) => make().flush(timeout) };
+};
+
+/**
+ * Set up in slices (sentry-sdk.ts): first the client is only made (options, transport: nothing of the page changes,
+ * the inline recorders keep recording), then in the next slice it starts with what reports an error as it should
+ * (handlers, filters, the event's context, the session) and what records the page (breadcrumbs, console: in the same
+ * task as the global handlers, so the inline recorders of framework/early-errors.ts hand over without a gap), then
+ * tracing.
+ */
+export function createSentryClient(config: ClientConfig['sentry']): BrowserClient | undefined {
   if (!config.dsn) return undefined;
   const options = {
     dsn: config.dsn,
@@ -52,7 +71,7 @@ export function initSentry(config: ClientConfig['sentry']): BrowserClient | unde
     // (MAX_SPAN_COUNT in @sentry/core), not an option; e2e/web/telemetry-limits.test.ts shows it.
     traceLifecycle: 'static' as const,
     maxBreadcrumbs: TRACING.maxBreadcrumbs,
-    transport: makeFetchTransport,
+    transport: transportMadeAtStart,
     transportOptions: { bufferSize: TRACING.transportBufferSize },
     stackParser: defaultStackParser,
     integrations: [
@@ -70,12 +89,17 @@ export function initSentry(config: ClientConfig['sentry']): BrowserClient | unde
   };
   // What @sentry/react's init adds: the SDK name (events say sentry.javascript.react) and the React context.
   applySdkMetadata(options, 'react');
-  const client = new BrowserClient(options);
+  return new BrowserClient(options);
+}
+
+/** Starts a client made by createSentryClient: from here on the SDK sees the page's errors and records it. */
+export function initSentry(client: BrowserClient): void {
+  // The browser's own fetch is back (the inline recorders stopped) and not yet wrapped by the SDK's breadcrumbs.
+  (client.getTransport() as TransportMadeLater | undefined)?.make();
   setCurrentClient(client);
   client.init();
   trackPageSession(client);
   setContext('react', { version: reactVersion });
-  return client;
 }
 
 /** Added to the client after initSentry, each in its own slice (tracing last: it starts the pageload transaction). */

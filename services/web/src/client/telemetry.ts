@@ -101,7 +101,11 @@ function loadSentry(): Promise<Sdk | undefined> {
       const started = performance.now();
       const loaded = await import('./sentry-sdk.ts');
       await slices.next();
-      if (!loaded.startClient(config, session.sent ? session : undefined)) return undefined;
+      const prepared = loaded.prepareClient(config);
+      if (!prepared) return undefined;
+      await slices.next();
+      // Read now: a page hidden in between has sent its session without the SDK, which continues it.
+      loaded.startClient(prepared, session.sent ? session : undefined);
       client = loaded;
       await loaded.finishSetup(await routerReady, slices.next);
       performance.measure('app:sentry-load', { start: started });
