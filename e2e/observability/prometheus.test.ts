@@ -225,7 +225,8 @@ describe('under faults', () => {
     // The relay: its upstream stops answering while clients keep sending, and someone posts with a foreign DSN.
     stack.capture.setBehaviour({ kind: 'stall' });
     start('upstream-stalls');
-    const foreign = steady(5, () => postEnvelope(stack.relay.url, 'http://foreign@127.0.0.1:9/1'));
+    // To the relay's own path (the allowed DSN's): a foreign DSN's path would be a 404, not a refused DSN.
+    const foreign = steady(5, () => postEnvelope(stack.relay.url, 'http://foreign@127.0.0.1:9/1', stack.capture.dsn()));
     start('foreign-dsn');
     // Meanwhile web: a burst of 500s and slow pages, then (those alerts seen) a pod over its in-flight cap.
     const burst = [

@@ -76,8 +76,9 @@ export function steady(perSecond: number, send: () => Promise<unknown>): () => v
 
 export const getPage = async (url: string) => (await fetch(url)).arrayBuffer();
 
-export const postEnvelope = (relayUrl: string, dsn: string) =>
-  fetch(`${relayUrl}${tunnelPathOf(dsn)}`, {
+/** Posts an envelope for `dsn` to the relay's tunnel path, the one `pathDsn` (an allowed DSN) gives. */
+export const postEnvelope = (relayUrl: string, dsn: string, pathDsn = dsn) =>
+  fetch(`${relayUrl}${tunnelPathOf(pathDsn)}`, {
     method: 'POST',
     headers: { 'content-type': 'text/plain;charset=UTF-8' },
     body: errorEnvelope(dsn, newEventId(), 'prometheus suite'),

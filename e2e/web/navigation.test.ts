@@ -230,7 +230,10 @@ describe('initial load without route code', () => {
     page.on('request', (request) => {
       if (request.resourceType() === 'document') documents++;
     });
-    await page.route(/\/assets\/item-view-[\w-]+\.js$/, (route) => route.abort());
+    await page.route(
+      (url: URL) => url.pathname === chunkPath('src/app/catalog/item-view.tsx'),
+      (route) => route.abort(),
+    );
     await page.goto(`${web.url}/catalog/amber-lamp`);
     await page.waitForTimeout(1_500);
     expect(documents).toBe(1);
