@@ -1,7 +1,5 @@
-// Typed readers for configuration taken from environment variables.
-//
-// Every reader records a problem instead of throwing, so a bad deployment hears about every wrong variable at once;
-// `done()` then throws one ConfigError naming each variable and what it expected.
+// Typed readers for configuration from environment variables. Each records a problem instead of throwing, so a bad
+// deployment hears about every wrong variable at once; `done()` then throws one ConfigError naming each.
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID';

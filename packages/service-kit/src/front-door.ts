@@ -1,7 +1,6 @@
-// The one way a service here is reached: a node:http server with the connection limits set once, ordered lanes that
-// may answer a request before Fastify sees it (a hot path, load shedding), then Fastify; and /metrics either on the
-// main port or on an admin port of its own (METRICS_PORT). Fastify's own timeout options do not reach a server it did
-// not create, so they are set here, on the server itself.
+// The one way a service is reached: a node:http server with its connection limits set once (Fastify's timeout
+// options do not reach a server it did not create), ordered lanes that may answer before Fastify (a hot path, load
+// shedding), then Fastify; /metrics on the main port or an admin port of its own (METRICS_PORT). Decision 020.
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { LogLevel } from 'fastify';
 import type { Registry } from 'prom-client';

@@ -9,8 +9,8 @@ const UNICODE_ESCAPE = Buffer.from('\\u');
 
 /**
  * A byte-level test that says whether a JSON event payload *may* be matched by one of `rules`, so the relay parses
- * only those events (most events contain none of the rules' literals; JSON.parse of a 5 KB event with a stack trace
- * costs more than the rest of the relay's work on it).
+ * only those events (most events contain none of the rules' literals, and parsing an event costs more than the rest
+ * of the relay's work on it).
  *
  * Exact, never a false negative: a matched text contains one of the rule's literals, and JSON carries such a string
  * either verbatim or with `\uXXXX` escapes (the literals hold nothing else JSON escapes); a payload with any `\u`

@@ -1,11 +1,6 @@
-// Errors nobody acts on, dropped before they cost quota: by the SDKs (`ignoreErrors`) and again by the relay
-// (which also sees envelopes from SDKs configured elsewhere, or older bundles still open in browsers).
-//
-// A rule's pattern is tested against each candidate text of an error event, as the Sentry SDK does:
-// the event's message, the last exception's value, and "Type: value" of the last exception (see `match.ts`).
-//
-// Redirect and not-found outcomes need no rule: React Router's `redirect()` and `data(…, {status: 404})` are
-// responses the router handles, never reported as errors (e2e/web/telemetry-noise.test.ts shows it).
+// Errors nobody acts on, dropped before they cost quota: by the SDKs (`ignoreErrors`) and again by the relay (which
+// also sees older bundles and SDKs set up elsewhere). Tested against each candidate text of an event as the SDK does
+// (match.ts); redirects and 404s are router responses, never errors (e2e/web/telemetry-noise.test.ts): no rule.
 
 export interface IgnoreRule {
   /** Stable id, used in metrics and client reports' logs. */

@@ -1,7 +1,6 @@
-// The default tunnel path, derived from the DSN exactly as SDK 11's managed tunnel (`tunnel: true`) derives it
-// (@sentry/core's getTunnelPath: FNV-1a 32 of the DSN's canonical form, in base 36), so the web, the relay and a
-// team's other apps using `tunnel: true` agree on it without configuration, and no filter list can name one path
-// for every deployment (decision 048). Without the SDK: the relay must not load it.
+// The default tunnel path, derived from the DSN as SDK 11's `tunnel: true` does (@sentry/core's getTunnelPath: FNV-1a
+// 32 of the canonical DSN, base 36): the services and other apps agree without configuration, and no filter list can
+// name one path for every deployment (decision 048). Without the SDK: the relay must not load it.
 const DSN = /^(?:(\w+):)\/\/(?:(\w+)(?::(\w+)?)?@)((?:\[[:.%\w]+\]|[\w.-]+))(?::(\d+))?\/(.+)/;
 
 /** The DSN as the SDK writes it back (dsnToString): no secret, no trailing slash, the project id's digits. */

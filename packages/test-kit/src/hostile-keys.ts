@@ -1,7 +1,6 @@
-// Requests whose JSON carries the names of Object.prototype's members as keys, at every key position of every item
-// type a Sentry SDK sends, of the envelope and item headers, and of CSP reports (issue 37). A relay that writes
-// client-chosen keys into plain objects puts them on the prototype every later object inherits from.
-// The JSON is written by hand (`withMember`): an object literal or assignment would set the prototype instead.
+// Requests whose JSON has Object.prototype's member names as keys at every key position of every item type, of the
+// envelope and item headers and of CSP reports (issue 37): a relay writing client keys into plain objects pollutes the
+// prototype. The JSON is written by hand (`withMember`): a literal or an assignment would set the prototype instead.
 import {
   CSP_REPORT_TEMPLATE,
   ITEM_TEMPLATES,

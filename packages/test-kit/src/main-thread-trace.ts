@@ -1,7 +1,6 @@
-// What a page's main thread did, from a Chromium performance trace: each task over 50 ms with what its time went to
-// (script by file, style, layout — forced when script asked for it —, HTML parsing, paint, GC), first contentful
-// paint, LCP and the total blocking time after FCP. Pure: the trace comes from main-thread-load.ts (a browser) or a
-// test's generated events.
+// What a page's main thread did, from a Chromium performance trace: each task over 50 ms and what its time went to
+// (script by file, style and layout, forced or not, parsing, paint, GC), FCP, LCP and total blocking time after FCP.
+// Pure: the trace comes from main-thread-load.ts (a browser) or a test's generated events.
 
 export interface TraceEvent {
   name: string;

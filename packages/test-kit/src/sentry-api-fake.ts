@@ -1,7 +1,6 @@
-// A local stand-in for the part of Sentry's web API that source map uploads use (what `sentry sourcemap upload` and
-// the bundler plugins call): the organization (for its region URL), the chunk-upload options, the chunk POST (multipart, each file named by its SHA-1,
-// plain or gzip) and the artifact-bundle assemble, which joins the chunks, checks the checksum and unzips the bundle
-// so tests can look inside. Every request is recorded; anything else is a 404.
+// A local stand-in for the part of Sentry's web API source map uploads use (`sentry sourcemap upload`, the bundler
+// plugins): organization, chunk-upload options, chunk POST (multipart, named by SHA-1, plain or gzip) and the bundle's
+// assemble, which checks and unzips it for tests to look inside. Every request is recorded; anything else is a 404.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

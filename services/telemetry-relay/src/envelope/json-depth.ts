@@ -38,8 +38,8 @@ export function exceedsDepth(bytes: Uint8Array, start: number, end: number, maxD
 
 /**
  * True when `[start, end)` holds at most `max` bytes "[" and "{" in all, so it cannot nest deeper than `max`: found
- * by indexOf (native), which skips the bytes between them many times faster than the loop above (an ordinary 5 KB
- * event: ≈2 µs instead of ≈30 µs). Brackets inside strings are counted too, which only sends more text to the loop.
+ * by indexOf (native), which skips the bytes between them many times faster than the loop above. Brackets inside
+ * strings are counted too, which only sends more text to the loop.
  */
 function fewOpeners(bytes: Uint8Array, start: number, end: number, max: number): boolean {
   // A view, so that no search runs past `end` (into the rest of a 20 MiB envelope, once per item).
@@ -53,7 +53,7 @@ function fewOpeners(bytes: Uint8Array, start: number, end: number, max: number):
   return true;
 }
 
-/** The same for `bytes[start, end)` decoded as latin1 (one character a byte): a string's indexOf, ≈ 5× cheaper a call. */
+/** The same for `bytes[start, end)` decoded as latin1 (one character a byte): a string's indexOf, cheaper a call. */
 function fewOpenersIn(text: string, max: number): boolean {
   let count = 0;
   for (const opener of ['{', '[']) {

@@ -1,7 +1,6 @@
-// What JSON.parse lets through in a header line but Relay's serde_json does not — nesting deeper than serde_json's limit,
-// a key given twice, half a surrogate pair in a `\u` escape, an integer written as `2.0`, `2e0` or `-0`, invalid
-// UTF-8 — found in one pass without allocating (`scanJson`), before JSON.parse (so hostile nesting never reaches it);
-// the rare lines it flags are looked at again with `members`.
+// What JSON.parse lets through in a header line but Relay's serde_json does not (nesting past its limit, a key given
+// twice, half a surrogate pair, `2.0`/`2e0`/`-0` as an integer, invalid UTF-8), found in one pass without allocating
+// before JSON.parse sees the line (`scanJson`); the rare lines it flags are looked at again with `members`.
 import {
   BACKSLASH,
   CLOSE_BRACE,

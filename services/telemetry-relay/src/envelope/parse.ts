@@ -1,8 +1,6 @@
-// Stages 2 and 4: the envelope header line (parseEnvelopeHeader, as soon as it arrives, so the DSN is authorized
-// before any item is read), then the items — accepting what Sentry's Relay accepts (`Envelope::parse_request`):
-//     Envelope = Headers { "\n" Item } [ "\n" ]      Item = Headers "\n" Payload
-// An item with `length` has that many payload bytes, one without runs to the next "\n"; header lines and payloads
-// are views into the body (an unchanged envelope is forwarded byte for byte); errors name the byte offset.
+// Stages 2 and 4: the header line (parseEnvelopeHeader, as it arrives, so the DSN is authorized before any item is
+// read), then the items as Relay's `Envelope::parse_request` accepts them: Headers { "\n" Item } [ "\n" ], a payload of
+// `length` bytes or up to the next "\n"; views into the body (forwarded byte for byte); errors name the byte offset.
 import { RelayError } from '../errors.ts';
 import { NEWLINE } from './bytes.ts';
 import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
@@ -34,7 +32,7 @@ export const DEFAULT_MAX_TOTAL_HEADER_BYTES = 256 * 1024;
 const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'user_report', 'security', 'check_in']);
 /**
  * The first event-like payload up to this size is decoded once here (latin1, `EnvelopeItem.latin1`): its depth
- * check counts brackets in the string 5× faster than in the bytes, and the stages read the same decode. One item,
+ * check counts brackets in the string faster than in the bytes, and the stages read the same decode. One item,
  * and a bounded one, so a hostile envelope's strings stay as small as the stages' one slot (docs/decisions/030).
  */
 const DECODED_PAYLOAD_BYTES = 64 * 1024;

@@ -1,8 +1,6 @@
-// The sampled byte scan for the prescan's key words and the other stages' words (pipeline/item-scan.ts): it reads
-// a third of the bytes (for the default words) where regular expressions read all (docs/decisions/021, 028, 030).
-// Every word is 3+ bytes, so a sample every (shortest length - 1) bytes lands inside each occurrence, and a word is
-// compared only around a sample whose pair of bytes, and the bytes beside them, it holds. It answers as `/word1|word2…/i` on the latin1 decode
-// (test/prescan.test.ts), or as `includes` for an exact word (test/item-scan.test.ts).
+// The sampled byte scan for the prescan's key words and the other stages' words (pipeline/item-scan.ts): each word is
+// 3+ bytes, so a sample every (shortest length - 1) bytes lands in each instance, and a word is compared only around a
+// sample whose byte pair it holds. It answers as `/w1|w2…/i` on the latin1 decode would (decisions 021, 028, 030).
 
 /** ASCII lower-cased, as the regexes' `i` flag compares an ASCII word; 0 beyond ASCII (never in a word). */
 const FOLD = new Uint8Array(256);
@@ -171,7 +169,7 @@ export function hasWord(b: Uint8Array, table: WordTable): boolean {
  * The bits of the words that occur in `b` (an exact word in its own case, the others in any ASCII case), in one
  * pass that ends once every bit is set: several stages' words share it (pipeline/item-scan.ts). The pass first
  * collects candidate samples, then compares words there: a loop with the comparison (a call or inner loop) inside
- * compiled to twice the cost per sample (4.4–4.8 against 2.7 µs on the bench event, docs/decisions/030).
+ * compiled to twice the cost per sample (decision 030).
  */
 export function foundWords(b: Uint8Array, table: WordTable): number {
   const { stride, slots, entries, all } = table;

@@ -1,7 +1,6 @@
-// Relay normalizes a Cookie header, a query string and a form body into key-value fields before it scrubs, which is
-// how `password=…` in a URL or `session=…` in a cookie is caught by key. We scrub the same pairs under the same
-// paths (request.cookies.<name>, request.query_string.<name>) but write them back in the form they came in, so the
-// field keeps its shape and only the secret changes.
+// Cookie headers, query strings and form bodies scrubbed as Relay does after normalizing them into fields (so
+// `password=…` in a URL is caught by key): the same pairs under the same paths (request.cookies.<name>,
+// request.query_string.<name>), written back in the form they came in, so only the secret changes.
 import type { PathNode } from './selector.ts';
 import type { Remark } from './strings.ts';
 import { addMeta, child, type FieldKind, type Location, newMeta, scrubText, type WalkState } from './walk.ts';

@@ -1,10 +1,6 @@
-// Proof that an item needs no scrubbing, before any JSON is parsed: false means no rule can match anywhere in its
-// bytes. Each test is a superset of what a rule matches in the decoded strings: key words in any case (password,
-// auth, token, cookie, bearer…), digit runs long enough for a card or shaped like an SSN, an IBAN's two capitals and
-// two digits, "-----BEGIN", around each "@" an e-mail address or URL credentials, and whatever the bytes spell
-// otherwise: `\u` escapes, ſ and K (which fold to s and k), an escape before a number, `%XX` and `+` (query strings
-// are decoded). A hit only means "parse and walk"; the rules decide. test/prescan-differential.test.ts holds it to
-// the full walk. Costs measured in docs/decisions/012, 021, 030 and 046.
+// Proof that an item needs no scrubbing, before any JSON is parsed: false means no rule can match in its bytes. Each
+// test is a superset of a rule's matches in decoded strings (key words in any case, digit runs, SSN/IBAN/PEM shapes,
+// e-mail and URL credentials, `\u`/`%XX`/`+` spellings); test/prescan-differential.test.ts holds it to the walk.
 
 import { foundWords, type TableShape, type TableWord, tableable, wordTable } from './byte-scan.ts';
 import { NUMBER_SHAPES } from './number-shapes.ts';
@@ -36,7 +32,7 @@ const escapeWord = (word: string) => word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&
  * (so also a JSON escape or a UTF-8 sequence) and `+` (a space, once a query string is decoded).
  */
 const CARD_DIGITS = String.raw`[3-6](?:(?:[ +-]|\\[tnrfv]|\\u[0-9a-fA-F]{4}|[\x80-\xff]{2,3})?\d){12}`;
-/** After a word boundary: every card prefix Relay knows; `\b[3-6]` is 5× cheaper than `\d(…){12}`. */
+/** After a word boundary: every card prefix Relay knows; `\b[3-6]` is much cheaper than `\d(…){12}`. */
 const CARD = new RegExp(String.raw`\b${CARD_DIGITS}`);
 /** SSNs, an IBAN's start. */
 const SSN = String.raw`\d{3}-\d\d-\d{4}`;
@@ -53,7 +49,7 @@ const FOLDING_ESCAPE = /\\u(?:017f|212a)/i;
 const PERCENT = /%[0-9a-fA-F]{2}/;
 /**
  * A word shorter than this, or not starting with a letter, gets a regex of its own: in one alternation it slows V8's
- * scan for all of them (measured: 19 µs for the long words alone, 40–65 µs with "auth" or '"otp"' among them).
+ * scan for all of them (two to three times the long words' cost alone).
  */
 const SHORT = 5;
 const ownRegex = (word: string) => word.length < SHORT || !/^[a-z]/i.test(word);
@@ -154,7 +150,7 @@ export interface Prescan {
   readonly scanShapes: readonly TableShape[];
 }
 
-/** Anchors the byte scan finds with the key words ('-' is common, so `includes('-----BEGIN')` cost 1.3 µs). */
+/** Anchors the byte scan finds with the key words ('-' is common, so `includes('-----BEGIN')` is dear on its own). */
 const EXACT_ANCHORS = ['-----BEGIN', '\\u00'];
 /**
  * Relay's `^otp$` (a whole key or value) as the bytes end it, in any case: a JSON string, or a query string's pair
@@ -196,7 +192,7 @@ export function createPrescan(words: readonly string[]): Prescan {
     for (const re of keyWords) if (re.test(text)) return true;
     if (CARD.test(text)) return true;
     if (shaped) for (const re of SSN_IBAN) if (re.test(text)) return true;
-    // A regex that starts with a backslash or "%" costs 3–4 µs on the bench event, `includes` 0.1 (decision 046).
+    // A regex that starts with a backslash or "%" costs far more than `includes` on a clean event (decision 046).
     if (text.includes('\\')) {
       // `\u00XX` could spell any trigger (in the scan); `\/` (PHP's json_encode writes it) could hide the `//` of URL
       // credentials; an escape's letter before a number hides the boundary the rules see.

@@ -1,7 +1,6 @@
-// "Safe Fields" in Relay's selector syntax (relay-pii/src/selector.rs), the part a safe field uses: a dotted path of
-// keys (`user.id`, quoted `'a.b'`), value types (`$user`, `$http`, `$frame`, `$string`…), `*` and `**`. A path
-// selector matches the end of a value's path, keys compared case-insensitively. What does not parse is a plain key,
-// as Relay falls back to for safe fields.
+// "Safe Fields" in Relay's selector syntax (relay-pii/src/selector.rs): dotted keys (`user.id`, quoted `'a.b'`),
+// value types (`$user`, `$frame`…), `*` and `**`, matching the end of a value's path, keys in any case. What does not
+// parse is a plain key, as Relay falls back to for safe fields.
 
 /** Where a value sits: its key, the Relay value type of the field (user, http, frame…) if any, and its parent. */
 export interface PathNode {

@@ -1,7 +1,6 @@
-// The generic walk over untyped data (extra, tags, request data, frame vars, custom contexts…), as Relay's processor
-// walks a `Value`: strings get the rules with their key; a number, array or object under a matching key is removed
-// (null and an "x" remark); booleans and null are never touched; an array of two whose first element is a string
-// is tried as a key-value pair first (headers, cookies and tags arrive like that).
+// The generic walk over untyped data (extra, tags, request data, frame vars, custom contexts), as Relay walks a
+// `Value`: strings get the rules with their key; a number, array or object under a matching key is removed (null and an
+// "x" remark); booleans and null are never touched; an array of two led by a string is tried as a pair first.
 import { SENSITIVE_COOKIES } from './patterns.ts';
 import { type PathNode, selects } from './selector.ts';
 import type { CompiledScrub } from './settings.ts';

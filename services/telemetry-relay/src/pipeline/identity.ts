@@ -1,7 +1,6 @@
 // Stage 7: who sent the envelope, for Sentry's IP, geo and browser inference: X-Forwarded-For believed for exactly
-// TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For (which Sentry reads first) unless SCRUB_IP_ADDRESSES keeps
-// the address in; only the listed headers are copied, never cookies or Authorization. Referer is cut to its origin:
-// Sentry reads only that (allowed domains), and the page's query or path may carry a token or an e-mail address.
+// TRUSTED_PROXY_HOPS hops, sent as X-Sentry-Forwarded-For unless SCRUB_IP_ADDRESSES; only listed headers are copied
+// (never cookies or Authorization); Referer cut to its origin (Sentry reads only that; a path may carry a token).
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 

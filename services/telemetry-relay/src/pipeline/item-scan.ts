@@ -1,6 +1,6 @@
 // One sampled byte scan per item for the words of every stage that searches the raw bytes: the ignore rules'
 // literals, the inbound filters' needles and the scrub prescan's key words. Separate, they read the payload 13 times
-// (one `includes` each, 0.1–1.3 µs apiece on the bench event); together they are one pass (docs/decisions/028).
+// (one `includes` each); together they are one pass (docs/decisions/028).
 import { foundWords, type TableShape, type TableWord, type WordTable, wordTable } from '../pii/byte-scan.ts';
 
 export class ScanPlan {
@@ -34,7 +34,7 @@ export class ScanPlan {
     return 1 << this.#groups++;
   }
 
-  /** Builds the table now (≈ 5 ms), at startup rather than inside the first request's turn. */
+  /** Builds the table now, at startup rather than inside the first request's turn. */
   prepare(): void {
     if (this.#words.length > 0) this.#table ??= wordTable(this.#words, this.#shapes);
   }

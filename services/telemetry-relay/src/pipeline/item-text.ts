@@ -1,7 +1,6 @@
-// One latin1 decode and one shared byte scan (item-scan.ts) per item for one envelope's stages (ignore rules,
-// inbound-filter gate, scrub prescan): each decode is a new string as long as the payload. Not a WeakMap (like
-// parsed-event.ts): a WeakMap entry per envelope cost more than the decode it saved (docs/decisions/012, addendum).
-// Created per envelope and dropped with it.
+// One latin1 decode and one shared byte scan (item-scan.ts) per item for an envelope's stages (ignore rules, filter
+// gate, scrub prescan), made per envelope and dropped with it; not a WeakMap like parsed-event.ts, whose entries cost
+// more than the decode saved (decision 012's addendum).
 import type { EnvelopeItem } from '../envelope/types.ts';
 import type { ScanPlan } from './item-scan.ts';
 

@@ -1,7 +1,6 @@
-// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the item types Relay scrubs (SCRUBBERS);
-// attachments, replay recordings, profiles and client reports pass as they are, as Relay's defaults leave them. A byte
-// scan proves most items need nothing (prescan in pii/settings.ts) before any JSON is parsed; a changed item is
-// re-serialized, the others keep their bytes.
+// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the item types Relay scrubs (SCRUBBERS); the
+// others pass as Relay's defaults leave them. A byte scan proves most items need nothing before any JSON is parsed; a
+// changed item is re-serialized, the others keep their bytes.
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import { hasDuplicateKeys } from '../envelope/json-members.ts';
 import { createItem } from '../envelope/serialize.ts';

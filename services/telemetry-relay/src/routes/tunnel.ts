@@ -1,7 +1,6 @@
 // POST <TUNNEL_PATH>, stages in the order the code runs: 1 bound (the header line 2 parsed and 3 authorized as it
 // arrives) → 4 parse items → envelope-stages.ts: 5 rate-limit → 6 filter → 7 identity → 8 deliver (9 forward).
-// Served by node:http ahead of Fastify, doing by hand what Fastify would
-// (docs/decisions/002-tunnel-path-ahead-of-fastify.md).
+// Served by node:http ahead of Fastify, doing by hand what Fastify would (decision 002).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { lingerLimits, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';

@@ -1,7 +1,6 @@
-// A worker thread checkpointing the spool's WAL every `intervalMs`, so no request's COMMIT pays for SQLite's automatic
-// checkpoint; PASSIVE never blocks the writer. Plain JavaScript source: a .ts entry would load the type stripper too.
-// The thread opens the file only while the spool is open (`mode=rw` never creates one), and `stop()` returns once its
-// connection is closed, so nothing touches the spool directory after the spool's close().
+// A worker thread checkpointing the spool's WAL every `intervalMs` (PASSIVE: never blocks the writer), so no COMMIT
+// pays for SQLite's automatic one; plain JavaScript (a .ts entry loads the type stripper). It opens the file only while
+// the spool is open (`mode=rw`), and `stop()` returns once closed, so nothing touches it after the spool's close().
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 

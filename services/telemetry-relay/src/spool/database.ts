@@ -61,8 +61,8 @@ export function openSpoolDatabase(file: string, sync: 'normal' | 'full'): Databa
   }
   // Spools written before spool shares: their rows count toward the spool's bounds, no client's share.
   if (!columns.includes('client')) db.exec('ALTER TABLE envelopes ADD COLUMN client TEXT;');
-  // Without them, expiry (every 30 s) and waking rows when upstream is back scanned the whole table: 250–280 ms of
-  // blocked event loop at 100 000 spooled rows. The partial index holds only rows backing off, so the hot path's
+  // Without them, expiry (every 30 s) and waking rows when upstream is back scanned the whole table, blocking the
+  // event loop for a large spool. The partial index holds only rows backing off, so the hot path's
   // rows (inserted leased, then deleted) never touch it (docs/decisions/029-replay-pacing.md).
   db.exec(`
     CREATE INDEX IF NOT EXISTS envelopes_accepted_at ON envelopes (accepted_at);

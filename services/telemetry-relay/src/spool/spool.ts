@@ -1,7 +1,6 @@
-// The durable spool: one SQLite row per envelope accepted but not delivered (why SQLite, and why bodies over
-// BODY_FILE_THRESHOLD go to files: docs/decisions/001-sqlite-spool-and-body-files.md). Replay leases rows oldest
-// first by the memory they take; a leased row is never handed out twice. Leases are kept in memory: marking one in its
-// row rewrote the row, body and all (≈ 100 µs for 6 KB, decision 029); a restart makes every row due again anyway.
+// The durable spool: one SQLite row per envelope accepted but not delivered, bodies over BODY_FILE_THRESHOLD in files
+// (decision 001). Replay leases rows oldest first by the memory they take, never one twice; leases live in memory, as
+// marking a row rewrote it, body and all (decision 029), and a restart makes every row due again anyway.
 import { join } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { openBodyFiles } from './body-files.ts';
@@ -63,8 +62,8 @@ export interface SpoolOptions {
 }
 
 /**
- * How often the checkpointer thread copies the WAL into the database. Smaller, more frequent checkpoints cut the
- * durable relay's quiet p99 by a third and sped a backlog's drain by half against 500 ms (decision 040).
+ * How often the checkpointer thread copies the WAL into the database: smaller, more frequent checkpoints cut the
+ * durable relay's quiet p99 and sped a backlog's drain (decision 040).
  */
 const CHECKPOINT_EVERY_MS = 150;
 

@@ -1,8 +1,6 @@
-// Stage 8: every accepted envelope reaches upstream at least once. `accept` makes it safe by SPOOL_MODE's promise
-// (durable: committed before the 200; fast: held in memory, spooled on failure or at shutdown), `pump` sends held
-// envelopes then spooled rows oldest first within the concurrency and the memory budget, `close` spools the rest.
-// Short of memory an accepted envelope waits on disk, never dropped; a full spool refuses new ones with 503, a client
-// over its share of the spool with 429 (docs/decisions/011-spool-shares-and-full-spool.md).
+// Stage 8: every accepted envelope reaches upstream at least once: `accept` keeps it by SPOOL_MODE's promise, `pump`
+// sends held then spooled envelopes oldest first within the concurrency and memory budget, `close` spools the rest.
+// Short of memory it waits on disk, never dropped; a full spool is a 503, a client over its share a 429 (decision 011).
 import type { FastifyBaseLogger } from 'fastify';
 import { RelayError } from '../errors.ts';
 import type { MemoryBudget } from '../memory/budget.ts';
@@ -73,8 +71,7 @@ interface Job extends Attempt {
 const REPLAY_TICK_MS = 200;
 /**
  * Most rows one lease takes, and what replay waits to have room for before leasing again: a lease per finished send
- * cost ≈ 5× per row what a lease of 32 does (one transaction each), and a lease of 256 6 KB rows blocked the event
- * loop 15–60 ms.
+ * costs a transaction per row, and a lease of hundreds of rows blocks the event loop (decision 029).
  */
 const LEASE_BATCH_ROWS = 32;
 const EXPIRE_EVERY_MS = 30_000;
@@ -100,9 +97,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Bytes charged by jobs (bounded by maxMemoryBytes and by the budget). */
   let heldBytes = 0;
   /**
-   * Body bytes of replayed rows being sent, bounded by maxMemoryBytes too: a file row costs little memory, and 200
-   * spooled 10 MiB envelopes sent at once finished together after 13 s, acknowledged none before, and held live
-   * traffic's p99 at 60× (docs/benchmarks.md, "How the relay grows").
+   * Body bytes of replayed rows being sent, bounded by maxMemoryBytes too: a file row costs little memory, and many
+   * large spooled envelopes sent at once finished together, acknowledged none before and held live traffic back.
    */
   let replayingBytes = 0;
   /** Replayed rows being sent, bounded by the pace's window. */

@@ -1,7 +1,6 @@
-// Deferred data: a loader may return, next to its awaited data, top-level promises (`{ item, related: promise }`).
-// The page renders without waiting for them and each part fills in when its promise settles — in the document
-// (streamed into the same response) and in page data (streamed lines after the first). React Router's data mode
-// serializes such promises as {} (README, "Streaming"): this module is the wire format both sides share.
+// Deferred data: a loader may return top-level promises beside its awaited data; the page renders without them and
+// each part fills in as it settles, streamed in the document and in page data. React Router's data mode serializes
+// such promises as {} (README, "Streaming"): this module is the wire format both sides share.
 import type { SerializedRouteError } from './page-data-protocol.ts';
 
 /** Which keys of which routes' loader data are promises, in the order they were found. */

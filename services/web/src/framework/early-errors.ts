@@ -1,8 +1,6 @@
-// Errors and breadcrumbs before the Sentry SDK arrives (it loads after hydration): a small inline script in the head,
-// run before any module, keeps uncaught errors and unhandled rejections, and the breadcrumbs the SDK would have
-// recorded (console lines, clicks, fetches, history changes), in bounded queues. The SDK takes both once it is set up
-// (client/sentry-sdk.ts), as Sentry's own Loader Script does; a page hidden before that sends them without it
-// (client/early-send.ts). Shared by the server (which writes the script) and the client (which drains it).
+// Errors and breadcrumbs from before the Sentry SDK: an inline head script, run before any module, keeps uncaught
+// errors, rejections and the breadcrumbs the SDK would record in bounded queues, for the SDK (client/sentry-sdk.ts) or
+// client/early-send.ts if the page hides first. Shared: the server writes the script, the client drains it.
 
 /** At most this many early errors are kept: a page that keeps throwing must not grow the queue without limit. */
 const EARLY_ERRORS_MAX = 30;
@@ -35,8 +33,8 @@ declare global {
 
 // The inline script's body (no `</script` inside, nothing to escape). stop() also puts back the browser's own fetch,
 // pushState and console methods where ours are still in place: the SDK, set up next, takes a `fetch` that is not
-// native for a wrapper and builds a hidden iframe (twice) to find a clean one, a 50–200 ms task on a phone
-// (docs/benchmarks.md, "The main thread"). One somebody else put over ours stays, ours then only passes through.
+// native for a wrapper and builds a hidden iframe (twice) to find a clean one, a long task on a phone (decision 049).
+// One somebody else put over ours stays, ours then only passes through.
 export const EARLY_ERRORS_SCRIPT =
   `(function(w){var q=[],b=[],s=1,h=w.history,C=w.console,F=w.fetch,P=h.pushState,O={},K={},W,H,
 a=function(x){s&&(b.length<${EARLY_BREADCRUMBS_MAX}||b.shift(),x.timestamp=Date.now()/1e3,b.push(x))},

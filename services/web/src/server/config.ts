@@ -51,7 +51,7 @@ const LIMIT_RANGE = { min: 0, max: 2 ** 50 };
 const defaultShare = (limit: number | undefined, share: number) =>
   limit === undefined ? 0 : Math.floor(limit * share);
 
-// Requests in flight per CPU: a page takes 5–15 ms of CPU, so 32 waiting on one CPU is at most ≈ 0.5 s of queue.
+// Requests in flight per CPU: 32 waiting on one CPU is at most about half a second of queue (decision 008).
 const IN_FLIGHT_PER_CPU = 32;
 
 export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLimit = containerCpuLimit()): Config {

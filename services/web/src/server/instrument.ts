@@ -1,7 +1,6 @@
-// Preload entry (dist/server/instrument.js), loaded with `node --import` before anything else, so @sentry/node
-// instruments http as it loads. Settings come from telemetry/sentry-config.ts, the parser config.ts uses too; when
-// one is wrong the SDK stays off and config.ts stops the process.
-// Why the server samples before the span exists, and what that saves: docs/decisions/004-server-head-sampling.md.
+// Preload entry (dist/server/instrument.js), loaded by `node --import` first so @sentry/node instruments http as it
+// loads; settings from telemetry/sentry-config.ts, config.ts's parser (when one is wrong the SDK stays off, config.ts
+// stops the process). Why the server samples before the span exists: decision 004.
 import { ignoreErrors } from '@app/telemetry-rules';
 import { isProbeOrAsset } from './ops/service-paths.ts';
 import { loadSentryConfig } from './telemetry/sentry-config.ts';

@@ -1,9 +1,6 @@
-// The gate: before an item is parsed, the string values under the few keys the filters read (an exception's value,
-// the User-Agent header, a transaction's name) are found by string search and offered to each filter's `mayMatch`,
-// and the filters' needles are looked for. A regular expression over the whole payload cost as much as JSON.parse;
-// this costs a few native searches. In valid JSON every key is a quoted string, found verbatim unless written with a
-// `\u` escape, and a payload with one is always parsed. The User-Agent header is matched in any case, as Relay reads
-// it (`gent"` / `GENT"`, checked backwards). See docs/decisions/013 for the one inexactness (needles' case).
+// The inbound filters' gate: before an item is parsed, string search finds the values under the keys the filters read
+// (exception value, User-Agent in any case, transaction name) for each filter's `mayMatch`, and the filters' needles; a
+// payload with a `\u` escape (which could spell a key) is always parsed. Why, and its one inexactness: decision 013.
 import type { EnvelopeItem } from '../../envelope/types.ts';
 import { tableable } from '../../pii/byte-scan.ts';
 import type { ScanPlan } from '../item-scan.ts';

@@ -1,7 +1,6 @@
-// Sentry's generic filters (sentry/ingest/inbound_filters.py `_chunk_load_error_filter`, `_hydration_error_filter`),
-// which Relay evaluates as rule conditions (relay-filter/src/generic.rs): any exception whose type and value match
-// one (type, value) pair of globs. Both are on for a new project; the id is the outcome reason. Error events only:
-// transactions carry no exceptions.
+// Sentry's generic filters (inbound_filters.py `_chunk_load_error_filter`, `_hydration_error_filter`; Relay's
+// relay-filter/src/generic.rs): any exception whose type and value match one (type, value) pair of globs. On for a new
+// project; the id is the outcome reason. Error events only: transactions carry no exceptions.
 import { exceptions } from './event-fields.ts';
 import { compileGlobs } from './glob.ts';
 import type { InboundFilter } from './types.ts';

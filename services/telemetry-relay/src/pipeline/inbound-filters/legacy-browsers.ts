@@ -1,7 +1,6 @@
-// relay-filter/src/legacy_browsers.rs with the subfilters Sentry turns on for a new project (ie, edge, safari,
-// firefox, chrome, opera, android, opera_mini; sentry `set_default_inbound_filters`), each filtering its browser
-// at or below the version Sentry names. Relay learns the family from uap-core's regexes; this reads the tokens those
-// regexes key on, for these eight families only (docs/decisions/013).
+// relay-filter/src/legacy_browsers.rs with the subfilters Sentry turns on for a new project (ie, edge, safari, firefox,
+// chrome, opera, android, opera_mini), each at or below Sentry's version. Relay learns the family from uap-core's
+// regexes; this reads the tokens they key on, for these eight only (docs/relay-differences.md).
 import { userAgentFilter } from './user-agent-filter.ts';
 
 /** Highest major version filtered, per family. */

@@ -1,9 +1,6 @@
-// More listening sockets on the server's port (SO_REUSEPORT), each handing what it accepts to the same HTTP server.
-// libuv (since 1.45, Node 20) accepts ONE connection per listening socket per loop turn, and a turn of synchronous
-// pages renders every request read in it: with k connections served a turn lasts k pages, so the n-th of a crowd of
-// new connections waits about n²/2 pages in the kernel's accept queue (100 connections × 1.9 ms: ≈ 9.5 s). With N
-// sockets the kernel spreads new connections over N queues and a turn accepts up to N (64: ≈ 0.8 s for 100)
-// (docs/decisions/031-accept-on-more-sockets.md).
+// More listening sockets on the server's port (SO_REUSEPORT), all handing connections to one HTTP server: libuv
+// accepts one connection per listening socket per loop turn, so behind turns of synchronous pages a crowd of new
+// connections waited seconds in the kernel; N sockets accept up to N a turn (decision 031 has the arithmetic).
 import { createServer, type Server, type Socket } from 'node:net';
 
 export interface Acceptors {

@@ -1,7 +1,6 @@
-// Documents and page data compressed on the fly (assets are compressed at build time, see static-assets.ts).
-// Brotli at quality 4 (about gzip's CPU for a smaller result), gzip for browsers without brotli. A whole body (a
-// document React had complete at its shell, see pages/render-document.tsx) is compressed in one call; a streamed one is
-// flushed after every chunk, one per React flush, so the shell reaches the browser before the rest is rendered.
+// Documents and page data compressed on the fly (assets at build time: static-assets.ts): brotli at quality 4 (about
+// gzip's CPU for a smaller result), else gzip. A whole body is compressed in one call; a streamed one is flushed after
+// each React flush, so the shell reaches the browser before the rest is rendered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';

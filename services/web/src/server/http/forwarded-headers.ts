@@ -1,8 +1,6 @@
-// X-Forwarded-Host and -Proto are believed (as request.host and request.protocol: the Origin check, the router's
-// request URL, canonical URLs) only as far as the edge promises. The Gateway in deploy/k8s strips a client's
-// X-Forwarded-Host, but an edge that passes it on would let any client name the host: with PUBLIC_ORIGIN or
-// ALLOWED_ORIGINS set, a forwarded host that is none of theirs is dropped before anything reads it, and the request's
-// own Host stands. A forwarded scheme other than http or https is dropped too (it would make an origin of "null").
+// X-Forwarded-Host and -Proto believed (request.host, request.protocol) only as far as the edge promises: with
+// PUBLIC_ORIGIN or ALLOWED_ORIGINS set, a forwarded host that is none of theirs is dropped before anything reads it (an
+// edge passing a client's on would let it name the host), and so is a scheme other than http or https.
 
 import type { IncomingMessage } from 'node:http';
 import type { Lane } from '@app/service-kit';

@@ -1,8 +1,6 @@
-// Cross-site request forgery check for actions (React Router's data mode has none): a POST is accepted when its
-// Origin is this site's origin (scheme and host: http://host is another site than https://host) or an allowed one;
-// without Origin, when Sec-Fetch-Site says same-origin or none; with neither header (not a browser, or a very old
-// one) it is accepted, since only browsers carry ambient cookies across sites and every current browser sends at
-// least one of the two.
+// CSRF check for actions (React Router's data mode has none): a POST is accepted when its Origin is this site's
+// (scheme and host) or an allowed one; without Origin, when Sec-Fetch-Site is same-origin or none; with neither, since
+// only browsers carry ambient cookies across sites and every current one sends at least one of the two.
 
 /** Client text quoted in a refusal or a log line: a short prefix, JSON-quoted. */
 export const quoted = (text: string, max = 100) => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);

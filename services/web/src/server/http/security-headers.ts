@@ -1,15 +1,6 @@
-// Security headers through helmet: a CSP with a fresh nonce per request for scripts and for styles (the feedback
-// widget puts nonced <style> elements in its shadow root), same-origin connections only (telemetry goes through the
-// same-origin tunnel; in direct mode also the DSN's origin, nothing else), violations reported to Sentry's security
-// endpoint (report-uri: with report-to as well, Chromium ignores report-uri, and its Reporting API delivered nothing
-// in the browser suites — docs in the README's Sentry section), no framing, a strict referrer policy, HSTS in production.
-//
-// helmet's headers, read once, rather than @fastify/helmet: with nonces (and in fact always) that plugin builds a new
-// helmet middleware per request, re-parsing every CSP directive — ≈ 5 % of the CPU of a page-data request. helmet
-// writes the policy once with slots where the nonces go; a document's headers are those with its nonces put in
-// (helmet's middleware per document cost 3–5 µs, these 0.5–0.8: docs/decisions/032-framework-cost-and-at-once.md).
-// Page data (JSON) runs nothing: its CSP allows nothing (the usual policy for API responses) and needs no nonces, so
-// its headers are computed once.
+// Security headers through helmet: a CSP with a fresh nonce per request for scripts and styles, same-origin connects,
+// violations by report-uri (docs/web.md, "Sentry: where each report goes"), no framing, HSTS. helmet runs once with
+// slots for the nonces, not per request as @fastify/helmet would (decision 032); page data's headers are made once.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -28,8 +19,8 @@ declare module 'fastify' {
   }
 }
 
-// Random bytes drawn in blocks, as Node's randomUUID does: one randomBytes call per request (32 bytes) cost ≈ 1 % of
-// a document's CPU, most of it the call itself. Each pair of nonces still takes bytes nobody else was given.
+// Random bytes drawn in blocks, as Node's randomUUID does: a randomBytes call per request costs mostly the call
+// itself. Each pair of nonces still takes bytes nobody else was given.
 const NONCE_BYTES = 32;
 const NONCES_PER_BLOCK = 128;
 let block = Buffer.alloc(0);

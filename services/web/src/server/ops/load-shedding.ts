@@ -1,10 +1,6 @@
-// Load shedding: past a threshold (requests in flight, event-loop delay, heap, RSS: config.ts sizes them from the
-// pod's limits) requests are answered at once with 503 and Retry-After instead of queueing until every one of them is
-// late. Under overload most requests are refusals, and what they cost is what delays every answer, so a refusal is
-// decided as Node announces the request, ahead of Sentry's per-request wrapper and of Fastify, and answered with
-// prebuilt headers: no scope, span, hooks, routing or log line (docs/decisions/008-load-shedding-and-liveness.md).
-// /readyz fails meanwhile so the load balancer sends traffic elsewhere; probes, /metrics and static assets are always
-// let through.
+// Load shedding: past a threshold (in flight, loop delay, heap, RSS; config.ts sizes them from the pod's limits) a
+// request gets 503 + Retry-After at once, decided as Node announces it, ahead of Sentry's wrapper and Fastify, from
+// prebuilt headers (decision 018); /readyz fails meanwhile; probes, /metrics and static assets always pass.
 
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';

@@ -1,10 +1,6 @@
-// How much work the current event-loop turn has done on requests. Node reads every socket that epoll reported ready
-// in one poll phase, and a synchronous page is rendered and ended inside its socket's read callback: a crowd waits
-// in kernel buffers, unseen by the in-flight count, and timers (under-pressure's sampler among them) run only once
-// the turn is over. The main thread's CPU time since the turn's first request is how much of this process's own work
-// the request read now has waited behind; CPU rather than wall time, because a turn that is slow while the host
-// starves the process (few requests, little CPU) is not a queue 503s would shorten
-// (docs/decisions/027-shedding-by-turn-wait.md).
+// How much CPU the current event-loop turn has spent on requests: synchronous pages render inside their sockets' read
+// callbacks, so a crowd waits in kernel buffers unseen by the in-flight count and timers; CPU, not wall time, so a host
+// starving the process is not taken for a queue that 503s would shorten (decision 027).
 
 const cpuMs = () => {
   const { user, system } = process.threadCpuUsage();

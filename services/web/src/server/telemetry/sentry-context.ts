@@ -1,7 +1,6 @@
-// The Node SDK's Context integration puts the process's memory on every sampled transaction (segment span), read
-// then and there: process.memoryUsage(), the cgroup's files and /proc/meminfo, ≈ 0.12 ms of CPU per transaction on
-// an idle machine and more under load. Here it reads them at most once per interval and every transaction in between
-// gets that reading; the other attributes are the integration's own, and its error events are left as they are.
+// The Node SDK's Context integration reads the process's memory (memoryUsage, the cgroup's files, /proc/meminfo) for
+// every sampled transaction; here at most once per interval, transactions in between sharing the reading (its cost:
+// docs/archive/benchmarks-journal.md, issue 12). Its other attributes and its error events are left as they are.
 import type { Integration } from '@sentry/core';
 
 type SegmentSpan = Parameters<NonNullable<Integration['processSegmentSpan']>>[0];

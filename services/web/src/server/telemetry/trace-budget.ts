@@ -1,8 +1,6 @@
-// Trace continuation with a budget. An incoming `sentry-trace: <trace>-<span>-1` (or a baggage sample_rand below the
-// rate) makes this service trace the request whatever its own sample rate: any client could otherwise make every
-// request pay for a span and a transaction upstream. The browser's own page data and actions carry their navigation's
-// trace this way, so such decisions are honoured, but only as many per second as the bucket holds; beyond that the
-// request is decided here, on a trace of its own. Loaded by instrument.ts (before the SDK's spans), read by ops/metrics.ts.
+// Trace continuation within a budget: an incoming sampled `sentry-trace` (or baggage sample_rand below the rate) would
+// let any client make every request pay for a span upstream, so such decisions are honoured only as many per second as
+// the bucket holds, then decided here (decisions 004, 015). Loaded by instrument.ts, read by ops/metrics.ts.
 
 import { type ClientOf, clientAddress, clientPrefix } from './client-prefix.ts';
 

@@ -1,7 +1,6 @@
-// Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> (and CSP reports to <TUNNEL_PATH>/r)
-// on this host (same origin, so ad blockers and CSP connect-src 'self' let them through) and this streams them
-// unchanged to the relay, which enforces its limits. In Kubernetes the ingress routes the path to the relay and
-// this is off. @fastify/reply-from over undici: bodies are piped as they arrive, never buffered here.
+// Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> (CSP reports to <TUNNEL_PATH>/r) on this
+// same-origin host and this streams them unchanged to the relay, which enforces its limits; in Kubernetes the ingress
+// routes the path to the relay and this is off. @fastify/reply-from over undici: bodies piped, never buffered.
 import { closeUnfinishedOnSend, type LingerLimits } from '@app/service-kit';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
