@@ -21,6 +21,10 @@ describe('the decision records', () => {
     expect(missingPaths(root, record)).toEqual([]);
   });
 
+  it.each(records)('%s is at most 60 lines (long measurements go to the archive)', (record) => {
+    expect(readFileSync(join(root, record), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(60);
+  });
+
   it('have slugs of their own (two records with one name read as one in a link)', () => {
     const slugs = records.map((r) => r.replace(/^.*\/\d{3}-/, ''));
     expect(slugs.filter((s, i) => slugs.indexOf(s) !== i)).toEqual([]);
