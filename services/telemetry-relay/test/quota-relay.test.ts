@@ -173,6 +173,14 @@ describe('the page token', () => {
     if (error) expect(answer.json.detail).toMatch(/x-page-token/);
   });
 
+  it('takes it from the query too, where a beacon (which sends no headers) puts it', async () => {
+    const relay = await relayWith({ PAGE_TOKEN_SECRET: SECRET });
+    const body = envelope({ dsn }, [eventItem()]);
+    const token = encodeURIComponent(signPageToken(SECRET, 'abc', expiry));
+    expect((await post(`${relay.tunnel}?page_token=${token}`, body)).status).toBe(200);
+    expect((await post(`${relay.tunnel}?page_token=1.x`, body)).json.error).toBe('page_token_invalid');
+  });
+
   it('does not ask CSP reports for one: the browser sends those without the page', async () => {
     const relay = await relayWith({ PAGE_TOKEN_SECRET: SECRET });
     const body = JSON.stringify({

@@ -4,7 +4,8 @@
 // Why the server samples before the span exists, and what that saves: docs/decisions/004-server-head-sampling.md.
 import { ignoreErrors } from '@app/telemetry-rules';
 import { isProbeOrAsset } from './ops/service-paths.ts';
-import { loadSentryConfig } from './telemetry/sentry-config.ts';
+import { createPageTokens } from './telemetry/page-tokens.ts';
+import { loadSentryConfig, type SentryConfig } from './telemetry/sentry-config.ts';
 import { withMemoryReadPerInterval } from './telemetry/sentry-context.ts';
 import { type BudgetedRequest, createTraceBudget, isForcedSample } from './telemetry/trace-budget.ts';
 
@@ -62,6 +63,11 @@ if (config) {
     tracesSampleRate: rate,
     // Through the relay when there is one: one egress, one allowlist, the spool, and the local viewer sees it too.
     ...(config.serverTunnelUrl ? { tunnel: config.serverTunnelUrl } : {}),
+    // A relay requiring page tokens asks this service's envelopes for one too: the getter signs a current one on
+    // every send (the transport copies the headers per request).
+    ...(config.serverTunnelUrl && config.pageToken
+      ? { transportOptions: { headers: serverPageTokenHeaders(config) } }
+      : {}),
     // Only this organization's traces are continued (SENTRY_ORG_ID, else the DSN's host o<id>.…).
     strictTraceContinuation: true,
     ...(config.orgId ? { orgId: config.orgId as `${number}` } : {}),
@@ -81,4 +87,11 @@ if (config) {
       }),
     ],
   });
+}
+
+function serverPageTokenHeaders(sentry: SentryConfig): Record<string, string> {
+  const { dsn, pageToken } = sentry;
+  if (!dsn || !pageToken) return {};
+  const token = createPageTokens(pageToken.secret, dsn, pageToken.ttlSeconds);
+  return Object.defineProperty({}, 'x-page-token', { enumerable: true, get: token });
 }

@@ -40,7 +40,7 @@ const TOKEN_CODES: Record<PageTokenProblem, RejectCode> = {
 
 export interface QuotaStage {
   /** Throws a 403 RelayError when the project requires a page token and `token` is not a valid one. */
-  checkPageToken(publicKey: string, token: string | string[] | undefined): void;
+  checkPageToken(publicKey: string, token: string | undefined): void;
   apply(publicKey: string, project: string, address: string, items: EnvelopeItem[]): QuotaResult;
 }
 
@@ -53,8 +53,7 @@ export function createQuotaStage(options: QuotaStageOptions): QuotaStage {
     checkPageToken(publicKey, token) {
       const settings = lookup(publicKey).pageToken;
       if (settings === undefined) return;
-      const text = Array.isArray(token) ? undefined : token;
-      const check = verifyPageToken(text, settings.secret, publicKey, Math.floor(now() / 1000), settings);
+      const check = verifyPageToken(token, settings.secret, publicKey, Math.floor(now() / 1000), settings);
       if (!check.ok) throw new RelayError(TOKEN_CODES[check.problem], check.detail);
     },
     apply(publicKey, project, address, items) {
@@ -98,5 +97,16 @@ export function createQuotaStage(options: QuotaStageOptions): QuotaStage {
   };
 }
 
-/** The page token's request header, for callers that read it. */
-export { PAGE_TOKEN_HEADER };
+/** Where a beacon (navigator.sendBeacon sends no headers) puts the token: the tunnel URL's query. */
+export const PAGE_TOKEN_QUERY = 'page_token';
+
+/** The token a request carries: X-Page-Token, else `page_token` in its query. */
+export function pageTokenOf(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  url = '',
+): string | undefined {
+  const header = headers[PAGE_TOKEN_HEADER];
+  if (header !== undefined) return Array.isArray(header) ? undefined : header;
+  const query = url.indexOf('?');
+  return query === -1 ? undefined : (new URLSearchParams(url.slice(query + 1)).get(PAGE_TOKEN_QUERY) ?? undefined);
+}
