@@ -33,8 +33,8 @@ describe('the page token with the browser SDK in Chromium', () => {
 
   it.each([
     [
-      'forged',
-      () => signPageToken('a-forger-guessing-the-secret-0123456789', 'public', Date.now() / 1000 + 600),
+      'a forged',
+      () => signPageToken('a-forger-guessing-the-secret-0123456789', 'public', Math.floor(Date.now() / 1000) + 600),
       'page_token_invalid',
     ],
     ['an expired', () => signPageToken(SECRET, 'public', Math.floor(Date.now() / 1000) - 3600), 'page_token_expired'],
