@@ -246,3 +246,22 @@ describe('the quota stage', () => {
     expect(stage.apply('abc', '42', '198.51.100.7', [spike()]).items).toHaveLength(1);
   });
 });
+
+describe('the spike shield with attachments', () => {
+  it("drops a sampled event's attachments with it, reported in bytes and items", () => {
+    const stage = createQuotaStage({
+      lookup: () => settingsOf({ spikeShield: { threshold: 1, keepOneIn: 1000 } }),
+      clientNetwork: (address) => address,
+      now: () => T0,
+    });
+    const envelopeItems = () => [item('event', JSON.stringify(errorEvent('boom'))), item('attachment', 'abcd')];
+    expect(stage.apply('abc', '42', '198.51.100.7', envelopeItems()).items).toHaveLength(2);
+    const second = stage.apply('abc', '42', '198.51.100.7', envelopeItems());
+    expect(second.items).toEqual([]);
+    expect(second.discarded).toEqual([
+      { reason: 'spike_shield', category: 'error', quantity: 1 },
+      { reason: 'spike_shield', category: 'attachment', quantity: 4 },
+      { reason: 'spike_shield', category: 'attachment_item', quantity: 1 },
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 // Stages 5–9, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
-// inbound filters) → scrub → identity → deliver. The
+// inbound filters) → spike shield and local quotas (pipeline/quota/) → scrub → identity → deliver. The
 // tunnel (tunnel.ts) and CSP reports (security-reports.ts) differ only in how the envelope is read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { envelopeEndpoint } from '../envelope/dsn.ts';

@@ -138,7 +138,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
         header = parseEnvelopeHeader(line, config.limits);
         authorized = authorize(header);
         // Before the body is read: a forged sender costs a header line, not an envelope (pipeline/quota/).
-        options.quotas.checkPageToken(authorized.dsn.publicKey, pageTokenOf(req.headers, req.url));
+        options.quotas.checkPageToken(authorized.dsn.publicKey, () => pageTokenOf(req.headers, req.url));
       },
     }).then((body) => {
       try {

@@ -39,8 +39,8 @@ const TOKEN_CODES: Record<PageTokenProblem, RejectCode> = {
 };
 
 export interface QuotaStage {
-  /** Throws a 403 RelayError when the project requires a page token and `token` is not a valid one. */
-  checkPageToken(publicKey: string, token: string | undefined): void;
+  /** Throws a 403 RelayError when the project requires a page token and `token()` is not a valid one. */
+  checkPageToken(publicKey: string, token: () => string | undefined): void;
   apply(publicKey: string, project: string, address: string, items: EnvelopeItem[]): QuotaResult;
 }
 
@@ -53,7 +53,7 @@ export function createQuotaStage(options: QuotaStageOptions): QuotaStage {
     checkPageToken(publicKey, token) {
       const settings = lookup(publicKey).pageToken;
       if (settings === undefined) return;
-      const check = verifyPageToken(token, settings.secret, publicKey, Math.floor(now() / 1000), settings);
+      const check = verifyPageToken(token(), settings.secret, publicKey, Math.floor(now() / 1000), settings);
       if (!check.ok) throw new RelayError(TOKEN_CODES[check.problem], check.detail);
     },
     apply(publicKey, project, address, items) {
@@ -76,6 +76,20 @@ export function createQuotaStage(options: QuotaStageOptions): QuotaStage {
         });
         if (dropped.length > 0) {
           discarded.push({ reason: QUOTA_DROP_REASONS.spikeShield, category: 'error', quantity: dropped.length });
+          // The event's attachments go with it, as with a quota.
+          const attachments = kept.filter((item) => item.type === 'attachment');
+          if (attachments.length > 0) {
+            kept = kept.filter((item) => item.type !== 'attachment');
+            for (const _ of attachments)
+              dropped.push({ type: 'attachment', category: 'attachment', reason: QUOTA_DROP_REASONS.spikeShield });
+            const bytes = attachments.reduce((sum, item) => sum + item.payload.length, 0);
+            discarded.push({ reason: QUOTA_DROP_REASONS.spikeShield, category: 'attachment', quantity: bytes });
+            discarded.push({
+              reason: QUOTA_DROP_REASONS.spikeShield,
+              category: 'attachment_item',
+              quantity: attachments.length,
+            });
+          }
         }
       }
       let limits: ActiveLimit[] = [];
