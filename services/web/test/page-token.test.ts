@@ -55,3 +55,15 @@ describe('pages with RELAY_PAGE_TOKEN_SECRET', () => {
     expect(() => loadConfig({ SENTRY_DSN: DSN, LOG_LEVEL: 'silent', ...bad })).toThrow(error);
   });
 });
+
+describe('the browser side', () => {
+  it('keeps the newest token in the transport headers, and puts it in a beacon URL', async () => {
+    const { setPageToken, transportHeaders, withPageToken } = await import('../src/client/page-token.ts');
+    expect(withPageToken('/qpch63')).toBe('/qpch63');
+    setPageToken('1800000600.abc');
+    setPageToken(null); // a page-data answer without one keeps the last
+    expect(transportHeaders).toEqual({ 'X-Page-Token': '1800000600.abc' });
+    expect(withPageToken('/qpch63')).toBe('/qpch63?page_token=1800000600.abc');
+    expect(withPageToken('/qpch63?x=1')).toBe('/qpch63?x=1&page_token=1800000600.abc');
+  });
+});
