@@ -27,8 +27,11 @@ export interface TelemetryStack {
   close(): Promise<void>;
 }
 
-/** Capture server ← relay ← web (tunnel), every part a real server; `webEnv` adds to the web's environment. */
-export async function startTelemetryStack(webEnv: Record<string, string> = {}): Promise<TelemetryStack> {
+/** Capture server ← relay ← web (tunnel), every part a real server; `webEnv`, `relayEnv` add to their environments. */
+export async function startTelemetryStack(
+  webEnv: Record<string, string> = {},
+  relayEnv: Record<string, string> = {},
+): Promise<TelemetryStack> {
   const capture = await startCaptureServer();
   const relay = await spawnService(relayEntry, {
     env: {
@@ -38,6 +41,7 @@ export async function startTelemetryStack(webEnv: Record<string, string> = {}): 
       SPOOL_MODE: 'fast',
       // The web service's tunnel proxy is the one hop in front; the browser's address goes upstream.
       TRUSTED_PROXY_HOPS: '1',
+      ...relayEnv,
     },
   });
   const web = await startWeb({
@@ -137,11 +141,14 @@ export interface TelemetrySuite {
 }
 
 /** A suite's stack and Chromium, started before its tests and stopped after them. */
-export function telemetrySuite(webEnv: Record<string, string> = {}): TelemetrySuite {
+export function telemetrySuite(
+  webEnv: Record<string, string> = {},
+  relayEnv: Record<string, string> = {},
+): TelemetrySuite {
   let stack: TelemetryStack | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([startTelemetryStack(webEnv), launchChromium()]);
+    [stack, browser] = await Promise.all([startTelemetryStack(webEnv, relayEnv), launchChromium()]);
   });
   afterAll(async () => {
     await browser?.close();

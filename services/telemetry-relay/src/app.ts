@@ -7,6 +7,7 @@ import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
+import { createQuotaStage } from './pipeline/quota/stage.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
 import { lingerUnread } from './routes/refuse.ts';
 import { securityReports } from './routes/security-reports.ts';
@@ -21,6 +22,8 @@ import { createForwarder } from './upstream/forward.ts';
 export interface BuildOptions {
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): unknown };
+  /** The clock quotas, the spike shield and page tokens read (tests move it; Date.now otherwise). */
+  now?: () => number;
 }
 
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
@@ -62,6 +65,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     maxAgeMs: config.spool.maxAgeMs,
   });
   const rateLimits = new RateLimits();
+  // One quota state for the tunnel and CSP reports: both spend the project's quota.
+  const quotas = createQuotaStage({
+    lookup: config.quotaSettings,
+    clientNetwork,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const forwarder = createForwarder({
     connectionsPerOrigin: Math.ceil(config.upstream.concurrency / config.upstream.pipelining),
     pipelining: config.upstream.pipelining,
@@ -152,6 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     config,
     metrics,
     rateLimits,
+    quotas,
     delivery,
     outcomes,
     shares,
@@ -185,7 +195,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setErrorHandler(answerServerErrors(metrics));
 
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
-  await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });
+  await app.register(securityReports, { config, metrics, rateLimits, quotas, delivery, outcomes, shares });
 
   // With METRICS_PORT, an admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod
   // look dead.

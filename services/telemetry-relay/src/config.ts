@@ -11,6 +11,7 @@ import { defaultBudgetBytes } from './memory/limit.ts';
 import type { ScrubSettings } from './pii/index.ts';
 import { DEFAULT_PREFIXES, type NetworkPrefixes } from './pipeline/client-network.ts';
 import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
+import { readQuotaSettings } from './pipeline/quota/env.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
 
@@ -141,6 +142,7 @@ export function loadConfig(env: Env): Config {
   const spoolMaxEnvelopes = reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 });
   const spoolMaxBytes = reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB });
 
+  const quotas = readQuotaSettings(reader, env);
   const config: Config = {
     server,
     tunnelPaths,
@@ -150,6 +152,7 @@ export function loadConfig(env: Env): Config {
     ignoreRules: rules,
     inboundFilters: readInboundFilters(reader),
     scrub: readScrubSettings(reader),
+    quotaSettings: () => quotas,
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),

@@ -17,7 +17,11 @@ export type RejectCode =
   | 'client_spool_full'
   | 'overloaded'
   | 'client_overloaded'
-  | 'draining';
+  | 'draining'
+  | 'quota_exceeded'
+  | 'page_token_missing'
+  | 'page_token_expired'
+  | 'page_token_invalid';
 
 const STATUS: Record<RejectCode, number> = {
   malformed: 400,
@@ -39,6 +43,12 @@ const STATUS: Record<RejectCode, number> = {
   // This client holds its share of the memory budget already: only it is asked to slow down.
   client_overloaded: 429,
   draining: 503,
+  // Every item was over a local quota (pipeline/quota/): answered as Sentry answers its own quotas.
+  quota_exceeded: 429,
+  // The project accepts envelopes from its own pages only (pipeline/quota/stage.ts): no, an expired or a bad token.
+  page_token_missing: 403,
+  page_token_expired: 403,
+  page_token_invalid: 403,
 };
 
 /** Longest detail a refusal carries (its body and its log line): a backstop behind `quote`. */

@@ -1,5 +1,5 @@
 // Stages 5–9, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
-// inbound filters) → scrub → identity → deliver. The
+// inbound filters) → spike shield and local quotas (pipeline/quota/) → scrub → identity → deliver. The
 // tunnel (tunnel.ts) and CSP reports (security-reports.ts) differ only in how the envelope is read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { envelopeEndpoint } from '../envelope/dsn.ts';
@@ -7,6 +7,7 @@ import { serializeEnvelope } from '../envelope/serialize.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
+import { quotaDropCounter } from '../ops/quota-metrics.ts';
 import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
 import { createFilter } from '../pipeline/filter.ts';
@@ -14,6 +15,8 @@ import { identityHeaders } from '../pipeline/identity.ts';
 import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
 import { ScanPlan } from '../pipeline/item-scan.ts';
 import { ItemTexts } from '../pipeline/item-text.ts';
+import { mergeLimitHeaders } from '../pipeline/quota/quota.ts';
+import type { QuotaStage } from '../pipeline/quota/stage.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { createScrubber } from '../pipeline/scrub.ts';
 import type { Target } from '../types.ts';
@@ -24,6 +27,8 @@ export interface StageOptions {
   config: RouteConfig;
   metrics: RelayMetrics;
   rateLimits: RateLimits;
+  /** Local quotas and the spike shield (pipeline/quota/), after the filters: what they drop spends no quota. */
+  quotas: QuotaStage;
   delivery: Delivery;
   outcomes: OutcomeAggregator<Target>;
 }
@@ -38,7 +43,8 @@ export type EnvelopeStages = (
 ) => string | Promise<string>;
 
 export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
-  const { config, metrics, rateLimits, delivery, outcomes } = options;
+  const { config, metrics, rateLimits, quotas, delivery, outcomes } = options;
+  const quotaDropped = quotaDropCounter(metrics.registry);
   const plan = new ScanPlan(); // one byte scan per item for the words of all three stages
   const filter = createFilter(config.ignoreRules, plan);
   const inboundFilter = createInboundFilters(config.inboundFilters, plan);
@@ -82,13 +88,27 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
     const inbound = inboundFilter(filtered.items, texts);
     for (const { type, reason } of inbound.dropped) metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
+    const quota = quotas.apply(dsn.publicKey, project, ip, inbound.items);
+    for (const { type, category, reason } of quota.dropped) {
+      metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
+      quotaDropped.inc({ project, category, reason });
+    }
 
     const discarded =
-      limited.discarded.length === 0 && inbound.discarded.length === 0
+      limited.discarded.length === 0 && inbound.discarded.length === 0 && quota.discarded.length === 0
         ? filtered.discarded
-        : [...limited.discarded, ...filtered.discarded, ...inbound.discarded];
+        : [...limited.discarded, ...filtered.discarded, ...inbound.discarded, ...quota.discarded];
     const target = targetOf(authorized);
-    let items: EnvelopeItem[] = inbound.items;
+    if (quota.items.length === 0 && quota.headers['x-sentry-rate-limits'] !== undefined) {
+      // Every item left was over a quota: 429 as Sentry answers, the drops reported with the next client reports.
+      outcomes.add(dsn.key, target, discarded);
+      throw new RelayError(
+        'quota_exceeded',
+        `project ${dsn.projectId} is over a local quota`,
+        mergeLimitHeaders(rateLimits.headers(dsn.key), quota.headers),
+      );
+    }
+    let items: EnvelopeItem[] = quota.items;
     const kept = items;
     if (scrub && items.length > 0) {
       const result = scrub(items, envelope.bytes.length, texts);
@@ -113,9 +133,9 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     }
     const answer = () => {
       accepted(project).inc();
-      if (limited.droppedTypes.length > 0) {
-        for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
-      }
+      const headers = limited.droppedTypes.length > 0 ? rateLimits.headers(dsn.key) : {};
+      if (quota.headers['x-sentry-rate-limits'] !== undefined) mergeLimitHeaders(headers, quota.headers);
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       return eventId ? `{"id":"${eventId}"}` : '{}';
     };
     // Fast mode holds the envelope in memory already: answered in this turn, without a promise.

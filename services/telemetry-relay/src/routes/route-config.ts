@@ -3,6 +3,7 @@ import type { IgnoreRule } from '@app/telemetry-rules';
 import type { Dsn } from '../envelope/dsn.ts';
 import type { ScrubSettings } from '../pii/index.ts';
 import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings.ts';
+import type { QuotaLookup } from '../pipeline/quota/stage.ts';
 
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
@@ -21,6 +22,11 @@ export interface RouteConfig {
   inboundFilters: InboundFilterSettings;
   /** Data scrubbing, Sentry's project settings (SCRUB_*, SENSITIVE_FIELDS, SAFE_FIELDS). */
   scrub: ScrubSettings;
+  /**
+   * Quotas, spike shield and page token of the project a DSN's public key names (pipeline/quota/): the env
+   * shorthand (QUOTA_*, SPIKE_SHIELD_*, PAGE_TOKEN_*) for every key until the projects file answers it.
+   */
+  quotaSettings: QuotaLookup;
   trustedProxyHops: number;
   /** Log one in this many accepted envelopes (rejections are always logged). */
   logSampleEvery: number;

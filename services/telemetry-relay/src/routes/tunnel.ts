@@ -11,6 +11,7 @@ import type { ClientShares } from '../memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
 import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { clientAddress } from '../pipeline/identity.ts';
+import { pageTokenOf } from '../pipeline/quota/stage.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
@@ -135,6 +136,8 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
       onHeaderLine(line) {
         header = parseEnvelopeHeader(line, config.limits);
         authorized = authorize(header);
+        // Before the body is read: a forged sender costs a header line, not an envelope (pipeline/quota/).
+        options.quotas.checkPageToken(authorized.dsn.publicKey, () => pageTokenOf(req.headers, req.url));
       },
     }).then((body) => {
       try {

@@ -5,6 +5,7 @@
 import { ignoreErrors } from '@app/telemetry-rules';
 import type { ClientConfig } from '../framework/client-config.ts';
 import type { EarlyBreadcrumb } from '../framework/early-errors.ts';
+import { withPageToken } from './page-token.ts';
 
 declare const __SENTRY_SDK_VERSION__: string;
 
@@ -125,7 +126,10 @@ export function sendWithoutSdk(
       .map((part) => JSON.stringify(part))
       .join('\n');
     budget -= body.length;
-    return budget >= 0 && navigator.sendBeacon(envelopeUrl(config, dsn), body);
+    return (
+      budget >= 0 &&
+      navigator.sendBeacon(config.tunnel ? withPageToken(envelopeUrl(config, dsn)) : envelopeUrl(config, dsn), body)
+    );
   };
   // Sessions count only with a release (as the SDK sends them).
   if (release) {

@@ -1,5 +1,7 @@
 // Asks the server for page data (the same URL with the page-data headers) and checks that the answer is ours.
 // The answer is one JSON line, or — when loaders deferred parts — the page data's line then one line per part.
+
+import { PAGE_TOKEN_HEADER } from '../framework/client-config.ts';
 import type { DeferredSettlement } from '../framework/deferred-data.ts';
 import {
   PAGE_DATA_HEADER,
@@ -8,6 +10,7 @@ import {
   type PageData,
 } from '../framework/page-data-protocol.ts';
 import { attachDeferred } from './deferred-receiver.ts';
+import { setPageToken } from './page-token.ts';
 
 /** Page data could not be had: the caller falls back to a full page load. */
 export class PageDataUnavailable extends Error {
@@ -42,6 +45,7 @@ export async function fetchPageData(
   if (response.headers.get(PAGE_DATA_HEADER) !== PAGE_DATA_VERSION) {
     throw new PageDataUnavailable(`not page data (status ${response.status}, ${response.headers.get('content-type')})`);
   }
+  setPageToken(response.headers.get(PAGE_TOKEN_HEADER));
   const lines = readLines(response);
   let first: PageData;
   try {

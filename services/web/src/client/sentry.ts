@@ -31,6 +31,7 @@ import type { ClientConfig } from '../framework/client-config.ts';
 import { TRACING } from '../framework/timing.ts';
 import { cultureContextIntegration } from './culture-context.ts';
 import { trackPageSession } from './page-session.ts';
+import { transportHeaders } from './page-token.ts';
 
 /** A transport that exists with the client but makes the SDK's fetch transport only when `make` is called. */
 type TransportMadeLater = Transport & { make(): Transport };
@@ -72,7 +73,12 @@ export function createSentryClient(config: ClientConfig['sentry']): BrowserClien
     traceLifecycle: 'static' as const,
     maxBreadcrumbs: TRACING.maxBreadcrumbs,
     transport: transportMadeAtStart,
-    transportOptions: { bufferSize: TRACING.transportBufferSize },
+    // The relay's page token (page-token.ts): one object, renewed in place, read by the transport on every send;
+    // only to our own tunnel (Sentry's intake would refuse the header in a CORS preflight).
+    transportOptions: {
+      bufferSize: TRACING.transportBufferSize,
+      ...(config.tunnel ? { headers: transportHeaders } : {}),
+    },
     stackParser: defaultStackParser,
     integrations: [
       // ignoreErrors lives here when the client is built by hand (Sentry.init passes it through the same way).

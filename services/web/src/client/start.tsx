@@ -21,6 +21,7 @@ import { createDataStrategy } from './data-strategy.ts';
 import { reviveDeferredHydration } from './deferred-receiver.ts';
 import { idleSlices, nextTask } from './idle.ts';
 import { createRouteCode } from './lazy-route.ts';
+import { setPageToken } from './page-token.ts';
 import { createPrefetcher } from './prefetch.ts';
 import {
   captureException,
@@ -45,6 +46,7 @@ declare global {
 /** The page's settings, routes and prefetcher: made by start(), in a task after the modules' evaluation. */
 function prepare() {
   const config = readClientConfig(document);
+  setPageToken(config.pageToken);
   const table = enabledRoutes(routeTable, config.diagnostics);
   const entries = new Map(flattenRoutes(table).map((entry) => [entry.id, entry]));
   const routeCode = createRouteCode(views);

@@ -17,6 +17,7 @@ import type { Assets } from './pages/assets.ts';
 import { answerServerFailure } from './pages/failures.ts';
 import { createPages, pagesRoute } from './pages/page-route.ts';
 import { dsnOrigin, securityReportUrl } from './telemetry/endpoints.ts';
+import { createPageTokens } from './telemetry/page-tokens.ts';
 import { TUNNEL_BODY_LIMIT, tunnelProxy } from './telemetry/tunnel-proxy.ts';
 
 /** As the relay's: 5 s, and twice the largest body this service reads (its development tunnel's, decision 039). */
@@ -133,6 +134,10 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     metrics,
     appName: APP_NAME,
     compression: config.compression,
+    pageToken:
+      config.sentry.pageToken && dsn
+        ? createPageTokens(config.sentry.pageToken.secret, dsn, config.sentry.pageToken.ttlSeconds)
+        : undefined,
   });
   await app.register(pagesRoute, { pages });
   return { app, readiness, metrics, ...(adminPort ? { adminPort } : {}) };

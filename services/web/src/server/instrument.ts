@@ -3,7 +3,8 @@
 // stops the process). Why the server samples before the span exists: decision 004.
 import { ignoreErrors } from '@app/telemetry-rules';
 import { isProbeOrAsset } from './ops/service-paths.ts';
-import { loadSentryConfig } from './telemetry/sentry-config.ts';
+import { createPageTokens } from './telemetry/page-tokens.ts';
+import { loadSentryConfig, type SentryConfig } from './telemetry/sentry-config.ts';
 import { withMemoryReadPerInterval } from './telemetry/sentry-context.ts';
 import { type BudgetedRequest, createTraceBudget, isForcedSample } from './telemetry/trace-budget.ts';
 
@@ -61,6 +62,11 @@ if (config) {
     tracesSampleRate: rate,
     // Through the relay when there is one: one egress, one allowlist, the spool, and the local viewer sees it too.
     ...(config.serverTunnelUrl ? { tunnel: config.serverTunnelUrl } : {}),
+    // A relay requiring page tokens asks this service's envelopes for one too: the getter signs a current one on
+    // every send (the transport copies the headers per request).
+    ...(config.serverTunnelUrl && config.pageToken
+      ? { transportOptions: { headers: serverPageTokenHeaders(config) } }
+      : {}),
     // Only this organization's traces are continued (SENTRY_ORG_ID, else the DSN's host o<id>.…).
     strictTraceContinuation: true,
     ...(config.orgId ? { orgId: config.orgId as `${number}` } : {}),
@@ -80,4 +86,11 @@ if (config) {
       }),
     ],
   });
+}
+
+function serverPageTokenHeaders(sentry: SentryConfig): Record<string, string> {
+  const { dsn, pageToken } = sentry;
+  if (!dsn || !pageToken) return {};
+  const token = createPageTokens(pageToken.secret, dsn, pageToken.ttlSeconds);
+  return Object.defineProperty({}, 'x-page-token', { enumerable: true, get: token });
 }

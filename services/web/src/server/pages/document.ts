@@ -33,6 +33,7 @@ export async function sendDocumentResult(pages: Pages, req: PageRequest, reply: 
     deferred,
     nonce: reply.cspNonce.script,
     styleNonce: reply.cspNonce.style,
+    pageToken: options.pageToken?.(),
     assets: options.assets,
     clientConfig: options.clientConfig,
     traceMeta: Sentry.getTraceMetaTags(),

@@ -32,6 +32,8 @@ export interface PagesOptions {
   appName: string;
   /** Compress documents and page data on the fly (see http/compression.ts). */
   compression: boolean;
+  /** The relay's page token, when RELAY_PAGE_TOKEN_SECRET is set (telemetry/page-tokens.ts). */
+  pageToken?: (() => string) | undefined;
 }
 
 /** What every page request is answered from: the options and the router's static handler over the routes. */

@@ -22,6 +22,8 @@ export interface DocumentParts {
   dataRoutes: RouteObject[];
   nonce: string;
   styleNonce: string;
+  /** The relay's page token for this page (telemetry/page-tokens.ts), when one is issued. */
+  pageToken?: string | undefined;
   assets: Assets;
   viewModules: string[];
   clientConfig: ClientConfig;
@@ -44,15 +46,17 @@ const jsonForScript = (value: unknown) =>
 
 /** The client config's JSON without its closing brace, made once per config: only the style nonce is per document. */
 const configJson = new WeakMap<ClientConfig, string>();
-function clientConfigJson(config: ClientConfig, styleNonce: string): string {
+function clientConfigJson(config: ClientConfig, styleNonce: string, pageToken: string | undefined): string {
   let open = configJson.get(config);
   if (open === undefined) {
-    const { styleNonce: _perDocument, ...shared } = config;
+    const { styleNonce: _perDocument, pageToken: _renewed, ...shared } = config;
     open = jsonForScript(shared).slice(0, -1);
     configJson.set(config, open);
   }
-  // The same text as jsonForScript({ ...config, styleNonce }): the nonce is hex, nothing in it is escaped.
-  return `${open}${open.length > 1 ? ',' : ''}"styleNonce":${JSON.stringify(styleNonce)}}`;
+  // The same text as jsonForScript({ ...config, styleNonce, pageToken }): nonce and token are hex and base64url with
+  // digits and a dot, nothing in them is escaped.
+  const token = pageToken === undefined ? '' : `,"pageToken":${JSON.stringify(pageToken)}`;
+  return `${open}${open.length > 1 ? ',' : ''}"styleNonce":${JSON.stringify(styleNonce)}${token}}`;
 }
 
 function head(parts: DocumentParts): string {
@@ -87,7 +91,7 @@ function head(parts: DocumentParts): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">' +
     `<title>${escapeHtml(title)}</title>${metaTags(title, description, meta.canonical, parts.appName)}` +
     `${parts.traceMeta}${css}` +
-    `<script type="application/json" id="client-config">${clientConfigJson(parts.clientConfig, parts.styleNonce)}</script>` +
+    `<script type="application/json" id="client-config">${clientConfigJson(parts.clientConfig, parts.styleNonce, parts.pageToken)}</script>` +
     (parts.deferred?.length
       ? `<script type="application/json" id="${DEFERRED_KEYS_ID}">${jsonForScript(keysOf(parts.deferred))}</script>`
       : '') +

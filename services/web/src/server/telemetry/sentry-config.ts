@@ -26,6 +26,11 @@ export interface SentryConfig {
    * forwards to, so locally the relay is the one way out for telemetry, as the browser's is. Undefined: the DSN's host.
    */
   serverTunnelUrl: string | undefined;
+  /**
+   * RELAY_PAGE_TOKEN_SECRET (the relay's PAGE_TOKEN_SECRET) and PAGE_TOKEN_TTL_SECONDS: when set, every page and
+   * page-data answer carries a page token the browser SDK sends the relay (page-tokens.ts); undefined = off.
+   */
+  pageToken: { secret: string; ttlSeconds: number } | undefined;
 }
 
 /** Reads the Sentry variables into `reader`, which records what is wrong with them (see EnvReader.done). */
@@ -64,7 +69,17 @@ export function readSentryConfig(reader: EnvReader): SentryConfig {
     'SENTRY_ORG_ID',
     orgId === undefined || /^\d+$/.test(orgId) ? undefined : `must be a number (got ${JSON.stringify(orgId)})`,
   );
+  const secret = reader.optionalString('RELAY_PAGE_TOKEN_SECRET');
+  reader.check(
+    'RELAY_PAGE_TOKEN_SECRET',
+    secret === undefined || secret.length >= 32
+      ? undefined
+      : "must be at least 32 characters, the relay's PAGE_TOKEN_SECRET",
+  );
+  // Two hours: a page left open that long still sends; navigations renew it (page-tokens.ts).
+  const ttlSeconds = reader.integer('PAGE_TOKEN_TTL_SECONDS', 7200, { min: 60, max: 24 * 3600 });
   return {
+    pageToken: secret === undefined || dsn === undefined ? undefined : { secret, ttlSeconds },
     dsn,
     release: reader.optionalString('SENTRY_RELEASE'),
     environment: reader.string('SENTRY_ENVIRONMENT', 'production'),

@@ -28,6 +28,8 @@ const FORWARDED_REQUEST_HEADERS = [
   'user-agent',
   'origin',
   'referer',
+  // The relay's page token (issue 40): a project requiring one refuses envelopes without it.
+  'x-page-token',
 ];
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits', 'x-request-id'];
 
