@@ -1,7 +1,21 @@
 // The relay deployed alone (deploy/k8s/relay, overlays/relay-only) holds no web object, and the full stack is composed
 // from it: every object of the relay's base is in the full stack's unchanged, and what the full stack adds is web's.
-import { describe, expect, it } from 'vitest';
-import { type K8sObject, k8sDir, kustomize, parseManifests, renderOverlay } from './support/manifests.ts';
+// With DEPLOY_BEFORE=<git ref>, the full stack's renderings are also compared with that commit's (substance.ts).
+import { execSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type K8sObject,
+  k8sDir,
+  kustomize,
+  parseManifests,
+  type Rendering,
+  renderOverlay,
+  repoRoot,
+} from './support/manifests.ts';
+import { substanceOf } from './support/substance.ts';
 
 const idOf = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
 
@@ -89,5 +103,41 @@ describe('the full stack, composed from the relay alone', () => {
         'ServiceAccount/web',
       ].sort(),
     );
+  });
+});
+
+describe('substance (what a rendering deploys, however its objects are cut)', () => {
+  it('is unchanged by pooling the alert groups in one object, changed by a NetworkPolicy rule less', async () => {
+    const objects = await renderOverlay('prod');
+    const rules = objects.filter((o) => o.kind === 'PrometheusRule') as (K8sObject & { spec: { groups: unknown[] } })[];
+    expect(rules.length).toBe(2);
+    const pooled = [
+      ...objects.filter((o) => o.kind !== 'PrometheusRule'),
+      { ...rules[0], spec: { groups: rules.flatMap((r) => r.spec.groups) } } as K8sObject,
+    ];
+    expect(substanceOf(pooled)).toEqual(substanceOf(objects));
+    const lessOpen = objects.map((o) =>
+      o.metadata.name === 'telemetry-relay-from-web' ? { ...o, spec: { ...(o.spec as object), ingress: [] } } : o,
+    );
+    expect(substanceOf(lessOpen)).not.toEqual(substanceOf(objects));
+  });
+});
+
+// Run against the commit before a restructuring: DEPLOY_BEFORE=<ref> npx vitest run --project deploy relay-alone.
+const before = process.env.DEPLOY_BEFORE;
+describe.runIf(before)(`the full stack against ${before}`, () => {
+  let tree = '';
+  beforeAll(() => {
+    tree = mkdtempSync(join(tmpdir(), 'deploy-before-'));
+    execSync(`git archive --format=tar ${before} deploy/k8s deploy/test/fixtures | tar -x -C ${tree}`, {
+      cwd: repoRoot,
+    });
+  });
+  afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+  it.each(['dev', 'prod', 'ingress'] as Rendering[])('renders %s with the same substance', async (overlay) => {
+    const path = overlay === 'ingress' ? 'deploy/test/fixtures/ingress-overlay' : `deploy/k8s/overlays/${overlay}`;
+    const old = parseManifests(await kustomize(join(tree, path)));
+    expect(substanceOf(await renderOverlay(overlay))).toEqual(substanceOf(old));
   });
 });
