@@ -25,7 +25,7 @@ let front: Server | undefined;
 let frontUrl = '';
 let browser: Browser | undefined;
 let bundle: string | undefined;
-/** What reached the page's origin: `<method> <path> <content-type>`. */
+/** What reached the page's origin: `<method> <path and query> <content-type>`. */
 const frontRequests: string[] = [];
 
 const dsnOf = (project: string) => capture.dsn({ projectId: project, publicKey: `team${project}` });
@@ -50,7 +50,7 @@ function startFront(script: string): Promise<Server> {
 <script type="module" src="/app.js"></script></head><body><h1>Another app</h1></body></html>`,
       );
     } else {
-      frontRequests.push(`${req.method} ${url.pathname} ${req.headers['content-type'] ?? ''}`);
+      frontRequests.push(`${req.method} ${url.pathname}${url.search} ${req.headers['content-type'] ?? ''}`);
       forward(req, res, new URL(req.url ?? '/', relay?.url));
     }
   });
@@ -92,23 +92,31 @@ async function arrived(message: string): Promise<{ dsn: unknown; sdk: unknown }>
 }
 
 describe("@sentry/browser 11 in another app's page, through the relay", () => {
+  const text = 'text/plain;charset=UTF-8';
   it.each([
-    ['`tunnel: "<path>"` (the path the operator set)', '1', (dsn: string) => pathOf(dsn)],
-    ['`tunnel: true` (SDK 11 derives the path from the DSN)', '2', () => true as const],
-  ])('%s reaches upstream under its own DSN', async (_, project, tunnel) => {
+    ['`tunnel: "<path>"` (the path the operator set)', '1', (dsn: string) => pathOf(dsn), text],
+    // What @sentry/nextjs sets from `tunnelRoute` for a SaaS DSN (client/tunnelRoute.ts), routed to the relay.
+    ['`tunnel: "<path>?o=…&p=…"` (Next.js tunnelRoute)', '1', (dsn: string) => `${pathOf(dsn)}?o=1&p=1`, text],
+    [
+      '`tunnel: true` (SDK 11 derives the path from the DSN)',
+      '2',
+      () => true as const,
+      'application/x-sentry-envelope',
+    ],
+  ])('%s reaches upstream under its own DSN', async (label, project, tunnel, contentType) => {
     const dsn = dsnOf(project);
-    const message = `browser project ${project} through the relay`;
+    // Letters only: the matcher searches the item's JSON text, where quotes are escaped.
+    const message = `browser with ${label.replace(/[^\w ]+/g, ' ')} through the relay`;
     const page = await (browser as Browser).newPage();
     try {
-      const query = new URLSearchParams({ dsn, tunnel: JSON.stringify(tunnel(dsn)), message });
+      const option = tunnel(dsn);
+      const query = new URLSearchParams({ dsn, tunnel: JSON.stringify(option), message });
       await page.goto(`${frontUrl}/page?${query}`);
       await page.waitForFunction(() => typeof window.__report === 'function');
       expect(await page.evaluate(() => window.__report())).toBe(true);
       expect(await arrived(message)).toEqual({ dsn, sdk: 'sentry.javascript.browser' });
-      // The SDK posted to the derived path on the page's own origin (`true` adds the envelope content type).
-      expect(frontRequests).toContain(
-        `POST ${pathOf(dsn)} ${project === '2' ? 'application/x-sentry-envelope' : 'text/plain;charset=UTF-8'}`,
-      );
+      // The SDK posted to that URL on the page's own origin (`true`: the derived path, with the envelope's type).
+      expect(frontRequests).toContain(`POST ${option === true ? pathOf(dsn) : option} ${contentType}`);
     } finally {
       await page.close();
     }
