@@ -1,6 +1,6 @@
 // A Prometheus outside Kubernetes configured from the rendered manifests, so that what it scrapes and evaluates
 // cannot drift from what the cluster's Prometheus Operator would: each PodMonitor becomes a static scrape job (its
-// job label, path and pod labels as the operator sets them), and the PrometheusRule's spec is the rule file.
+// job label, path and pod labels as the operator sets them), and the PrometheusRules' specs make the rule file.
 // Used by the e2e Prometheus suite (real processes) and checked against the compose stack's config (deploy/test).
 
 /** The slice of a rendered object this module reads (deploy/test/support/manifests.ts has the full type). */
@@ -85,11 +85,11 @@ export function scrapeJobs(
     });
 }
 
-/** The PrometheusRule's groups (the spec is a Prometheus rule file as it stands). */
+/** The PrometheusRules' groups, the relay's then web's (each spec is a Prometheus rule file as it stands). */
 export function ruleGroups(objects: Manifest[]): RuleGroup[] {
-  const [rule, ...more] = objects.filter((o) => o.kind === 'PrometheusRule');
-  if (!rule || more.length > 0) throw new Error(`expected one PrometheusRule, found ${more.length + (rule ? 1 : 0)}`);
-  return (rule.spec as { groups: RuleGroup[] }).groups;
+  const rules = objects.filter((o) => o.kind === 'PrometheusRule');
+  if (rules.length === 0) throw new Error('expected a PrometheusRule, found none');
+  return rules.flatMap((rule) => (rule.spec as { groups: RuleGroup[] }).groups);
 }
 
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };

@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { type Manifest, ruleGroups } from '../prometheus/config.ts';
 import { renderOverlay } from './support/manifests.ts';
 import { promtool } from './support/promql.ts';
 
@@ -11,9 +12,9 @@ const dir = fileURLToPath(new URL('../.cache/alerts/', import.meta.url));
 
 describe('alert rules', () => {
   beforeAll(async () => {
-    const rule = (await renderOverlay('prod')).find((o) => o.kind === 'PrometheusRule');
+    const groups = ruleGroups((await renderOverlay('prod')) as Manifest[]);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(`${dir}rules.yaml`, stringify(rule?.spec));
+    writeFileSync(`${dir}rules.yaml`, stringify({ groups }));
     copyFileSync(
       fileURLToPath(new URL('fixtures/alert-rules.test.yaml', import.meta.url)),
       `${dir}alert-rules.test.yaml`,

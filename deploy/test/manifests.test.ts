@@ -16,7 +16,8 @@ describe.each(renderings)('overlay %s', (overlay) => {
   it('renders with kubectl kustomize', async () => {
     objects = await renderOverlay(overlay);
     const kinds = new Set(objects.map((o) => o.kind));
-    for (const kind of ['Deployment', 'StatefulSet', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget']) {
+    const workloads = overlay === 'relay-only' ? ['StatefulSet'] : ['Deployment', 'StatefulSet'];
+    for (const kind of [...workloads, 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget']) {
       expect(kinds, kind).toContain(kind);
     }
     for (const kind of ['NetworkPolicy', 'ConfigMap', 'PodMonitor', 'PrometheusRule']) {

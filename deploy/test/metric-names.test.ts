@@ -53,12 +53,13 @@ interface AdapterRule {
   metricsQuery: string;
 }
 
+/** Every service's adapter rules (one ConfigMap each, so that the relay deploys alone), as one adapter reads them. */
 function adapterRules(objects: K8sObject[]): AdapterRule[] {
-  const config = ofKind<ConfigMap>(objects, 'ConfigMap').find(
-    (c) => c.metadata.labels?.['app.kubernetes.io/component'] === 'prometheus-adapter-rules',
-  )?.data?.['config.yaml'];
-  if (!config) throw new Error('no ConfigMap with the prometheus-adapter rules (key config.yaml)');
-  return (parse(config) as { rules: AdapterRule[] }).rules;
+  const configs = ofKind<ConfigMap>(objects, 'ConfigMap')
+    .filter((c) => c.metadata.labels?.['app.kubernetes.io/component'] === 'prometheus-adapter-rules')
+    .map((c) => c.data?.['config.yaml'] ?? '');
+  if (configs.length === 0) throw new Error('no ConfigMap with the prometheus-adapter rules (key config.yaml)');
+  return configs.flatMap((config) => (parse(config) as { rules: AdapterRule[] }).rules);
 }
 
 /** The one series a rule's seriesQuery selects (parsed by promtool). */
@@ -244,9 +245,11 @@ describe('metric names against what the services export', () => {
   });
 
   describe('Grafana dashboard', () => {
-    it('is one ConfigMap for the sidecar holding a dashboard with uid, title, schemaVersion and laid-out panels', () => {
+    it('is a ConfigMap for the sidecar per service holding a dashboard with uid, title, schemaVersion and laid-out panels', () => {
       const dashboards = dashboardsOf(prod);
-      expect(dashboards.map((d) => d.key)).toEqual(['ssr-telemetry.json']);
+      // The relay's and web's apart, so that the relay deploys alone (deploy/k8s/relay); uids are Grafana's keys.
+      expect(dashboards.map((d) => d.key).sort()).toEqual(['ssr-telemetry.json', 'web.json']);
+      expect(new Set(dashboards.map((d) => d.dashboard.uid)).size).toBe(dashboards.length);
       for (const { key, dashboard } of dashboards) {
         expect(dashboard.uid, `${key} uid`).toMatch(/^[\w-]{1,40}$/);
         expect(dashboard.title, `${key} title`).toMatch(/\S/);
@@ -298,8 +301,8 @@ describe('metric names against what the services export', () => {
           expr: fillTemplate(rule.metricsQuery, (await seriesOf(rule)).name),
         })),
       )),
-      ...dashboardsOf(prod).flatMap(({ dashboard }) =>
-        dashboardQueries(dashboard).map(({ promql }, i) => ({ record: `dashboard:query${i}`, expr: promql })),
+      ...dashboardsOf(prod).flatMap(({ dashboard }, d) =>
+        dashboardQueries(dashboard).map(({ promql }, i) => ({ record: `dashboard${d}:query${i}`, expr: promql })),
       ),
     ];
     mkdirSync(cacheDir, { recursive: true });

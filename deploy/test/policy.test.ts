@@ -35,8 +35,9 @@ describe.each(renderings)('policy, overlay %s', (overlay: Rendering) => {
     workloads = [...ofKind<Deployment>(objects, 'Deployment'), ...ofKind<StatefulSet>(objects, 'StatefulSet')];
   });
 
-  it('has both services as workloads', () => {
-    expect(workloads.map((w) => w.metadata.name).sort()).toEqual(['telemetry-relay', 'web']);
+  it('has both services as workloads (the relay alone: only the relay)', () => {
+    const expected = overlay === 'relay-only' ? ['telemetry-relay'] : ['telemetry-relay', 'web'];
+    expect(workloads.map((w) => w.metadata.name).sort()).toEqual(expected);
   });
 
   it('gives every container CPU and memory requests and limits', () => {

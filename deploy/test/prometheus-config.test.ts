@@ -1,5 +1,5 @@
 // The compose stack's Prometheus (deploy/prometheus) against the manifests: its jobs are the PodMonitors' as
-// scrapeJobs derives them, its rule file (cut from the PrometheusRule by the Dockerfile) holds the rendered rules,
+// scrapeJobs derives them, its rule file (cut from the two PrometheusRules by the Dockerfile) holds the rendered rules,
 // and promtool accepts both. The e2e suites run them: e2e/observability (processes), e2e/containers/compose.test.ts.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,11 @@ import { promtool } from './support/promql.ts';
 const dir = fileURLToPath(new URL('../.cache/prometheus-config/', import.meta.url));
 const read = (path: string) => readFileSync(`${repoRoot}${path}`, 'utf8');
 
-/** What the Dockerfile's sed does: the lines after `spec:`, two spaces less indented. */
-function ruleFileOf(prometheusRule: string): string {
-  const lines = prometheusRule.split('\n');
-  return lines
-    .slice(lines.indexOf('spec:') + 1)
+/** What the Dockerfile's sed does: the relay's lines after `spec:`, then web's after `groups:`, two spaces less indented. */
+function ruleFileOf(relayRule: string, webRule: string): string {
+  const relay = relayRule.split('\n');
+  const web = webRule.split('\n');
+  return [...relay.slice(relay.indexOf('spec:') + 1), ...web.slice(web.indexOf('  groups:') + 1)]
     .map((line) => line.replace(/^ {2}/, ''))
     .join('\n');
 }
@@ -52,7 +52,12 @@ describe('the compose Prometheus (deploy/prometheus)', () => {
   });
 
   it("evaluates the PrometheusRule's rules, and promtool accepts the config with them", async () => {
-    const rules = parse(ruleFileOf(read('deploy/k8s/base/monitoring/prometheusrule.yaml'))) as { groups: RuleGroup[] };
+    const rules = parse(
+      ruleFileOf(
+        read('deploy/k8s/base/monitoring/prometheusrule.yaml'),
+        read('deploy/k8s/base/web-monitoring/prometheusrule.yaml'),
+      ),
+    ) as { groups: RuleGroup[] };
     expect(evaluated(rules.groups)).toEqual(evaluated(ruleGroups(dev as Manifest[])));
     mkdirSync(dir, { recursive: true });
     writeFileSync(`${dir}rules.yml`, stringify(rules));

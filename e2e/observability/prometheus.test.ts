@@ -175,10 +175,10 @@ describe('on healthy traffic', () => {
   }, 40_000);
 
   it('serves each HPA its custom metric through the prometheus-adapter rules, per pod and non-zero', async () => {
-    const adapter = ofKind<ConfigMap>(objects, 'ConfigMap').find(
-      (c) => c.metadata.labels?.['app.kubernetes.io/component'] === 'prometheus-adapter-rules',
-    );
-    const rules = (parse(adapter?.data?.['config.yaml'] ?? '') as { rules: AdapterRule[] }).rules;
+    // One ConfigMap of rules per service; the adapter is given them together.
+    const rules = ofKind<ConfigMap>(objects, 'ConfigMap')
+      .filter((c) => c.metadata.labels?.['app.kubernetes.io/component'] === 'prometheus-adapter-rules')
+      .flatMap((c) => (parse(c.data?.['config.yaml'] ?? '') as { rules: AdapterRule[] }).rules);
     const hpas = ofKind<HorizontalPodAutoscaler>(objects, 'HorizontalPodAutoscaler');
     expect(hpas.length).toBeGreaterThan(0);
     for (const hpa of hpas) {
@@ -282,14 +282,19 @@ describe('the Grafana dashboard', () => {
   const rateInterval = `${4 * INTERVAL_S}s`;
 
   it('returns series for every panel query that reads the services, non-zero at some time of the run', async () => {
-    const configMap = ofKind<ConfigMap>(objects, 'ConfigMap').find((c) => c.metadata.labels?.grafana_dashboard);
-    const dashboard = JSON.parse(Object.values(configMap?.data ?? {})[0] ?? '{}') as {
-      panels: { title: string; targets?: { expr: string; legendFormat?: string }[] }[];
-    };
+    // One dashboard per service (the relay's, web's): every panel of each.
+    const dashboards = ofKind<ConfigMap>(objects, 'ConfigMap')
+      .filter((c) => c.metadata.labels?.grafana_dashboard)
+      .flatMap((c) => Object.values(c.data ?? {}))
+      .map(
+        (text) =>
+          JSON.parse(text) as { panels: { title: string; targets?: { expr: string; legendFormat?: string }[] }[] },
+      );
+    expect(dashboards.length).toBe(2);
     const namespace = objects.find((o) => o.kind === 'PrometheusRule')?.metadata.namespace ?? '';
     const problems: string[] = [];
     let checked = 0;
-    for (const panel of dashboard.panels) {
+    for (const panel of dashboards.flatMap((d) => d.panels)) {
       for (const target of panel.targets ?? []) {
         const exporter = Object.keys(clusterMetrics).find((metric) => target.expr.includes(metric));
         if (exporter) continue; // written by the cluster's exporters (clusterMetrics), not by the services

@@ -135,14 +135,19 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
 }
 
 /**
- * The metric names a service's alerts and dashboard panels use (deploy/k8s/base/monitoring), base names without the
+ * The metric names a service's alerts and dashboard panels use (deploy/k8s/base/monitoring, web-monitoring), base names without the
  * histogram/counter suffixes Prometheus adds; infrastructure metrics (cAdvisor, kube-state-metrics) are left out.
  */
 export function monitoredMetricNames(job: 'web' | 'telemetry-relay'): string[] {
-  const monitoring = `${repoRoot}deploy/k8s/base/monitoring/`;
-  const text =
-    readFileSync(`${monitoring}prometheusrule.yaml`, 'utf8') +
-    readFileSync(`${monitoring}dashboards/ssr-telemetry.json`, 'utf8');
+  const base = `${repoRoot}deploy/k8s/base/`;
+  const text = [
+    'monitoring/prometheusrule.yaml',
+    'monitoring/dashboards/ssr-telemetry.json',
+    'web-monitoring/prometheusrule.yaml',
+    'web-monitoring/dashboards/web.json',
+  ]
+    .map((file) => readFileSync(`${base}${file}`, 'utf8'))
+    .join('\n');
   const names = new Set<string>();
   for (const [, name, selector = ''] of text.matchAll(
     /\b([a-z][a-z0-9_]*_(?:total|seconds(?:_bucket|_count|_sum)?|envelopes|bytes))\b(\{[^}]*\})?/g,

@@ -96,11 +96,15 @@ interface AlertRule {
 
 describe('the alerts', () => {
   const anchors = anchorsOf(readFileSync(join(root, runbook), 'utf8'));
-  const rules = (
-    parse(readFileSync(join(root, 'deploy/k8s/base/monitoring/prometheusrule.yaml'), 'utf8')) as {
-      spec: { groups: { rules: AlertRule[] }[] };
-    }
-  ).spec.groups
+  const rules = ['monitoring', 'web-monitoring']
+    .flatMap(
+      (dir) =>
+        (
+          parse(readFileSync(join(root, `deploy/k8s/base/${dir}/prometheusrule.yaml`), 'utf8')) as {
+            spec: { groups: { rules: AlertRule[] }[] };
+          }
+        ).spec.groups,
+    )
     .flatMap((g) => g.rules)
     .filter((r) => r.alert);
 

@@ -14,8 +14,11 @@ export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const k8sDir = fileURLToPath(new URL('../../k8s/', import.meta.url));
 export const overlays = ['dev', 'prod'] as const;
 export type Overlay = (typeof overlays)[number];
-/** What the tests render: both environments, and the Ingress edge (a test overlay: base + components/ingress). */
-export const renderings = [...overlays, 'ingress'] as const;
+/**
+ * What the tests render: both environments, the Ingress edge (a test overlay: base + components/ingress) and the
+ * relay alone as another team deploys it (overlays/relay-only: deploy/k8s/relay and the relay's components).
+ */
+export const renderings = [...overlays, 'ingress', 'relay-only'] as const;
 export type Rendering = (typeof renderings)[number];
 const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url));
 

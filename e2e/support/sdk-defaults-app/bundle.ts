@@ -8,8 +8,8 @@ import { build } from 'vite';
 
 const entry = fileURLToPath(new URL('./page.ts', import.meta.url));
 
-/** The bundle's path: `<temp dir>/app.js`. */
-export async function bundlePage(): Promise<string> {
+/** The bundle's path: `<temp dir>/app.js`; `page` is another page script to bundle the same way. */
+export async function bundlePage(page = entry): Promise<string> {
   const outDir = mkdtempSync(join(tmpdir(), 'sdk-defaults-page-'));
   await build({
     configFile: false,
@@ -20,7 +20,7 @@ export async function bundlePage(): Promise<string> {
       emptyOutDir: false,
       target: 'es2022',
       minify: false,
-      lib: { entry, formats: ['es'], fileName: () => 'app.js' },
+      lib: { entry: page, formats: ['es'], fileName: () => 'app.js' },
       rolldownOptions: { output: { codeSplitting: false } },
     },
   });
