@@ -6,6 +6,7 @@ import { envelopeEndpoint } from '../envelope/dsn.ts';
 import { serializeEnvelope } from '../envelope/serialize.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
+import { encodeTally, tallyOf } from '../ops/ledger.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
@@ -18,6 +19,7 @@ import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { createScrubber } from '../pipeline/scrub.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
+import { accountAccepted } from './ledger-entries.ts';
 import type { RouteConfig } from './route-config.ts';
 
 export interface StageOptions {
@@ -46,6 +48,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   plan.prepare();
   const scrubbed = counting(metrics.scrubbed);
   const accepted = counting(metrics.accepted);
+  const account = accountAccepted(metrics.ledger);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
   const targets = new WeakMap<Authorized, Target>();
   const targetOf = (authorized: Authorized): Target => {
@@ -96,6 +99,8 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
       for (const { rule, field } of result.hits) scrubbed(rule, field).inc();
     }
     let safe: Promise<void> | undefined;
+    // The ledger's tally of what delivery takes: the envelope's items, not the client report the relay adds.
+    const delivered = items.length === 0 ? undefined : encodeTally(tallyOf(items));
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.
       if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
@@ -109,10 +114,12 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
         body: bytes,
         acceptedAt: Date.now(),
         client: ip,
+        items: delivered,
       });
     }
     const answer = () => {
       accepted(project).inc();
+      account(project, envelope.items, limited.droppedTypes, filtered.dropped, inbound.dropped, delivered);
       if (limited.droppedTypes.length > 0) {
         for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
       }
