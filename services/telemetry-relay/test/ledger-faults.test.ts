@@ -27,6 +27,7 @@ const start = (env: Record<string, string> = {}) =>
       CLIENT_REPORT_INTERVAL_MS: '600000',
       ...env,
     },
+    startTimeoutMs: 30_000, // a loaded 2-core CI machine
   });
 
 beforeAll(async () => {
@@ -34,7 +35,7 @@ beforeAll(async () => {
   dsn = capture.dsn({ projectId: '7', publicKey: 'pk' });
   spoolDir = tempDir('ledger-faults-');
   relay = await start();
-});
+}, 40_000);
 afterAll(async () => {
   await relay?.kill();
   await capture?.close();
@@ -117,7 +118,7 @@ async function restart(env?: Record<string, string>) {
   return last;
 }
 
-describe('the loss ledger of a relay process (durable spool)', () => {
+describe('the loss ledger of a relay process (durable spool)', { timeout: 60_000 }, () => {
   it('balances on healthy traffic, filtered items dropped by their filter', async () => {
     await send(5, ['errorWithAttachment', 'transaction', 'chunkLoadError']);
     const ledger = await settled();

@@ -2,7 +2,8 @@
 // labels bounded by the allowlist, and loss series that exist at 0 before the first loss.
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createLedger, decodeTally, encodeTally, tallyOf } from '../src/ops/ledger.ts';
+import { createLedger } from '../src/ops/ledger.ts';
+import { decodeTally, encodeTally, tallyOf, tallyText } from '../src/ops/tally.ts';
 import { readLedger } from './ledger-scrape.ts';
 
 const item = (type: string) => ({ type, header: { type }, headerBytes: Buffer.alloc(0), payload: Buffer.alloc(0) });
@@ -17,6 +18,7 @@ describe('tallies', () => {
   ])('%s', (_, types, encoded) => {
     const tally = tallyOf(types.map(item));
     expect(encodeTally(tally)).toBe(encoded);
+    expect([tallyText(types.map(item)), tallyText(types.map(item))]).toEqual([encoded, encoded]); // cached
     expect(decodeTally(encoded)).toEqual(tally);
   });
 
@@ -38,7 +40,7 @@ describe('the ledger', () => {
     const registry = new Registry();
     const ledger = createLedger([registry], ['7']);
     ledger.opened([{ project: '9', items: '{"error":2}', rows: 3 }]); // spooled under an older allowlist
-    ledger.accepted('7', [item('event'), item('attachment'), item('event')]);
+    ledger.accepted('7', '{"error":2,"attachment":1}');
     ledger.droppedItem('7', 'filter:chunk-load-error', 'event');
     ledger.pending('7', '{"error":1,"attachment":1}');
     ledger.settled('7', '{"error":1,"attachment":1}', 'forwarded', Date.now());
@@ -52,7 +54,7 @@ describe('the ledger', () => {
 
   it('has every loss reason and the late counter at 0 for a label set once it accepted an item', async () => {
     const registry = new Registry();
-    createLedger([registry]).accepted('7', [item('transaction')]);
+    createLedger([registry]).accepted('7', '{"transaction":1}');
     const text = await registry.metrics();
     for (const reason of ['upstream_refused', 'expired', 'lost']) {
       expect(text).toContain(

@@ -3,9 +3,8 @@
 //   accepted + pending_at_start = forwarded + dropped + pending
 // (docs/decisions/052-loss-ledger-and-delivery-slo.md; test/ledger-faults.test.ts checks it under faults).
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { itemCategory, KNOWN_CATEGORIES } from '../envelope/categories.ts';
-import type { EnvelopeItem } from '../envelope/types.ts';
-import { collectPending, counting } from './count-cells.ts';
+import { type CountCell, collectPending, counting } from './count-cells.ts';
+import { categoryOf, decodeTally } from './tally.ts';
 
 /** Drops decided by a policy: what the delivery objective counts as done, not as lost. */
 export const POLICY_DROP_REASONS = ['quota', 'spike_shield', 'upstream_ratelimited', 'not_allowed'] as const;
@@ -18,43 +17,6 @@ export const filterReason = (id: string): DropReason => `filter:${id}`;
 /** Forwarded later than this after its acceptance, an item counts against the delivery objective (as late). */
 export const DELIVERY_OBJECTIVE_SECONDS = 300;
 
-/** Items by data category ('unknown' for a type without one), as a spool row keeps them (`encodeTally`). */
-export type Tally = ReadonlyMap<string, number>;
-
-export const categoryOf = (type: string): string => itemCategory(type) ?? 'unknown';
-
-export function tallyOf(items: readonly EnvelopeItem[]): Tally {
-  const tally = new Map<string, number>();
-  for (const item of items) {
-    const category = categoryOf(item.type);
-    tally.set(category, (tally.get(category) ?? 0) + 1);
-  }
-  return tally;
-}
-
-export const encodeTally = (tally: Tally): string => JSON.stringify(Object.fromEntries(tally));
-
-/** A spool row's tally; text that is not one (a hand-edited row) counts as one unknown item. */
-export function decodeTally(text: string): Tally {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      const entries = Object.entries(value).filter(([, n]) => Number.isSafeInteger(n) && (n as number) > 0);
-      const tally = new Map<string, number>();
-      for (const [category, n] of entries) {
-        const label = LABELS.has(category) ? category : 'unknown';
-        tally.set(label, (tally.get(label) ?? 0) + (n as number));
-      }
-      return tally;
-    }
-  } catch {
-    // below
-  }
-  return new Map([['unknown', 1]]);
-}
-/** The category labels a tally may hold (read back from disk, so checked: labels stay bounded). */
-const LABELS: ReadonlySet<string> = new Set([...KNOWN_CATEGORIES, 'internal', 'unknown']);
-
 /** The spool's items as it opened, by project and encoded tally (spool.ts's SpoolLedger). */
 export interface OpenedRows {
   project: string;
@@ -63,8 +25,8 @@ export interface OpenedRows {
 }
 
 export interface Ledger {
-  /** An envelope answered 200: its items as received. */
-  accepted(project: string, items: readonly EnvelopeItem[]): void;
+  /** An envelope answered 200: its items as received (their tally text, tally.ts). */
+  accepted(project: string, items: string): void;
   /** An item of an accepted envelope dropped before delivery. */
   droppedItem(project: string, reason: DropReason, type: string): void;
   /** What of an accepted envelope delivery took (the encoded tally it carries): pending until settled. */
@@ -140,69 +102,69 @@ export function createLedger(registers: Registry[], projects?: Iterable<string>)
   const acceptedCell = counting(accepted);
   const droppedCell = counting(dropped);
   const forwardedCell = counting(forwarded);
+  /** One category of a tally under one project: its count and where it is counted. */
+  interface Line {
+    category: string;
+    n: number;
+    key: string;
+    accepted: CountCell;
+    forwarded: CountCell;
+  }
+  /** Lines by project, then tally text, so an envelope costs two lookups (bounded: projects × shapes seen). */
+  const lines = new Map<string, Map<string, Line[]>>();
   const seen = new Set<string>();
-  /** A new label set's loss series start at 0, so the objective's ratios exist before the first loss. */
-  const firstSeen = (p: string, c: string) => {
-    const key = `${p}\u0000${c}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    for (const reason of LOSS_DROP_REASONS) dropped.inc({ project: p, category: c, reason }, 0);
-    late.inc({ project: p, category: c }, 0);
-    forwarded.inc({ project: p, category: c }, 0);
-  };
-  const addPending = (map: Map<string, number>, p: string, c: string, n: number) => {
-    const key = `${p}\u0000${c}`;
-    map.set(key, (map.get(key) ?? 0) + n);
-  };
-  const tallies = new Map<string, Tally>();
-  /** Decoded tallies by text: envelopes repeat a handful of shapes ('{"error":1}'). */
-  const decoded = (items: string) => {
-    let tally = tallies.get(items);
-    if (!tally) {
-      if (tallies.size >= 1024) tallies.clear();
-      tally = decodeTally(items);
-      tallies.set(items, tally);
+  const linesOf = (p: string, items: string): Line[] => {
+    let byText = lines.get(p);
+    if (!byText) {
+      byText = new Map();
+      lines.set(p, byText);
     }
-    return tally;
+    let found = byText.get(items);
+    if (found) return found;
+    found = [...decodeTally(items)].map(([category, n]) => {
+      const key = `${p}\u0000${category}`;
+      if (!seen.has(key)) {
+        // A new label set's loss series start at 0, so the objective's ratios exist before the first loss.
+        seen.add(key);
+        for (const reason of LOSS_DROP_REASONS) dropped.inc({ project: p, category, reason }, 0);
+        late.inc({ project: p, category }, 0);
+        forwarded.inc({ project: p, category }, 0);
+      }
+      return { category, n, key, accepted: acceptedCell(p, category), forwarded: forwardedCell(p, category) };
+    });
+    if (byText.size >= 1024) byText.clear();
+    byText.set(items, found);
+    return found;
   };
+  const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
   const settle = (id: string, items: string, outcome: 'forwarded' | DropReason, acceptedAt?: number) => {
     const p = project(id);
     const isLate = acceptedAt !== undefined && Date.now() - acceptedAt > DELIVERY_OBJECTIVE_SECONDS * 1000;
-    for (const [c, n] of decoded(items)) {
-      firstSeen(p, c);
-      addPending(pendingNow, p, c, -n);
-      if (outcome !== 'forwarded') {
-        droppedCell(p, c, outcome).inc(n);
-        continue;
+    for (const line of linesOf(p, items)) {
+      add(pendingNow, line.key, -line.n);
+      if (outcome !== 'forwarded') droppedCell(p, line.category, outcome).inc(line.n);
+      else {
+        line.forwarded.inc(line.n);
+        if (isLate) late.inc({ project: p, category: line.category }, line.n);
       }
-      forwardedCell(p, c).inc(n);
-      if (isLate) late.inc({ project: p, category: c }, n);
     }
   };
   return {
     accepted(id, items) {
-      const p = project(id);
-      for (const item of items) {
-        const c = categoryOf(item.type);
-        firstSeen(p, c);
-        acceptedCell(p, c).inc();
-      }
+      for (const line of linesOf(project(id), items)) line.accepted.inc(line.n);
     },
     droppedItem(id, reason, type) {
       droppedCell(project(id), categoryOf(type), reason).inc();
     },
     pending(id, items) {
-      const p = project(id);
-      for (const [c, n] of decoded(items)) addPending(pendingNow, p, c, n);
+      for (const line of linesOf(project(id), items)) add(pendingNow, line.key, line.n);
     },
     settled: settle,
     opened(rows) {
       for (const row of rows) {
-        const p = project(row.project);
-        for (const [c, n] of decoded(row.items)) {
-          firstSeen(p, c);
-          addPending(pendingAtStart, p, c, n * row.rows);
-          addPending(pendingNow, p, c, n * row.rows);
+        for (const line of linesOf(project(row.project), row.items)) {
+          add(pendingAtStart, line.key, line.n * row.rows);
+          add(pendingNow, line.key, line.n * row.rows);
         }
       }
     },

@@ -6,8 +6,8 @@ import { envelopeEndpoint } from '../envelope/dsn.ts';
 import { serializeEnvelope } from '../envelope/serialize.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
-import { encodeTally, tallyOf } from '../ops/ledger.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
+import { tallyText } from '../ops/tally.ts';
 import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
 import { createFilter } from '../pipeline/filter.ts';
@@ -100,7 +100,8 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     }
     let safe: Promise<void> | undefined;
     // The ledger's tally of what delivery takes: the envelope's items, not the client report the relay adds.
-    const delivered = items.length === 0 ? undefined : encodeTally(tallyOf(items));
+    const received = tallyText(envelope.items);
+    const delivered = items.length === 0 ? undefined : items === envelope.items ? received : tallyText(items);
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.
       if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
@@ -119,7 +120,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     }
     const answer = () => {
       accepted(project).inc();
-      account(project, envelope.items, limited.droppedTypes, filtered.dropped, inbound.dropped, delivered);
+      account(project, received, limited.droppedTypes, filtered.dropped, inbound.dropped, delivered);
       if (limited.droppedTypes.length > 0) {
         for (const [name, value] of Object.entries(rateLimits.headers(dsn.key))) res.setHeader(name, value);
       }

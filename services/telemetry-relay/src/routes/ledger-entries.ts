@@ -1,15 +1,13 @@
-// The loss ledger's entries for an envelope answered 200 (ops/ledger.ts): its items accepted, each item a stage
-// dropped under its reason, and what delivery took as pending. Written at the answer, so a refusal after the stages
-// (spool full, draining) leaves no entry.
-
-import type { EnvelopeItem } from '../envelope/types.ts';
+// The loss ledger's entries for an envelope answered 200 (ops/ledger.ts): its items accepted (a tally text,
+// ops/tally.ts), each item a stage dropped under its reason, and what delivery took as pending. Written at the
+// answer, so a refusal after the stages (spool full, draining) leaves no entry.
 import { type DropReason, filterReason, type Ledger } from '../ops/ledger.ts';
 
 export function accountAccepted(ledger: Ledger) {
   const drop = (project: string, reason: DropReason, type: string) => ledger.droppedItem(project, reason, type);
   return (
     project: string,
-    received: readonly EnvelopeItem[],
+    received: string,
     rateLimited: readonly string[],
     filtered: ReadonlyArray<{ type: string; rule: string }>,
     inbound: ReadonlyArray<{ type: string; reason: string }>,
