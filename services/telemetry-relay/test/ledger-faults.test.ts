@@ -13,11 +13,13 @@ let capture: CaptureServer;
 let dsn: string;
 let spoolDir: string;
 let relay: ServiceProcess;
+/** Every process started, so a test that times out mid-restart leaves none running. */
+const started: Promise<ServiceProcess>[] = [];
 /** Forwarded items of processes that ended, by category: the capture server's counts span every process. */
 const forwardedBefore = new Map<string, number>();
 
-const start = (env: Record<string, string> = {}) =>
-  spawnService(entry, {
+const start = (env: Record<string, string> = {}) => {
+  const service = spawnService(entry, {
     env: {
       ALLOWED_DSNS: dsn,
       TUNNEL_PATH: '/monitoring',
@@ -29,6 +31,9 @@ const start = (env: Record<string, string> = {}) =>
     },
     startTimeoutMs: 30_000, // a loaded 2-core CI machine
   });
+  started.push(service);
+  return service;
+};
 
 beforeAll(async () => {
   capture = await startCaptureServer();
@@ -37,10 +42,10 @@ beforeAll(async () => {
   relay = await start();
 }, 40_000);
 afterAll(async () => {
-  await relay?.kill();
+  await Promise.all(started.map((service) => service.then((s) => s.kill()).catch(() => undefined)));
   await capture?.close();
   removeTempDirs();
-});
+}, 40_000);
 
 /** The shapes sent: error + attachment, a transaction, an error the chunk-load-error inbound filter drops. */
 const SHAPES = {
