@@ -1,7 +1,7 @@
 // Both services as real processes with their admin ports (METRICS_PORT, as in the pods), the relay's upstream a
 // capture server, and the traffic and faults the Prometheus suite watches them under: steady page and envelope
-// traffic, an upstream that stalls, foreign-DSN envelopes, a burst of 5xx, slow pages, and a web pod over its
-// in-flight cap.
+// traffic (with events a filter drops and scrubbing rewrites), an upstream that stalls, foreign-DSN envelopes, a burst
+// of 5xx, slow pages, and a web pod over its in-flight cap.
 
 import { mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -83,6 +83,20 @@ export const postEnvelope = (relayUrl: string, dsn: string, pathDsn = dsn) =>
     headers: { 'content-type': 'text/plain;charset=UTF-8' },
     body: errorEnvelope(dsn, newEventId(), 'prometheus suite'),
   }).then((response) => response.arrayBuffer());
+
+/**
+ * Posts one error event to the relay's tunnel path with `fields` over the suite's own: the healthy traffic's events a
+ * filter drops (ChunkLoadError) and whose message scrubbing rewrites (an email address), for the firewall's panels.
+ */
+export const postEvent = (relayUrl: string, dsn: string, fields: Record<string, unknown>) => {
+  const eventId = newEventId();
+  const event = { event_id: eventId, timestamp: Date.now() / 1000, platform: 'javascript', level: 'error', ...fields };
+  return fetch(`${relayUrl}${tunnelPathOf(dsn)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    body: `${JSON.stringify({ event_id: eventId, dsn })}\n{"type":"event"}\n${JSON.stringify(event)}\n`,
+  }).then((response) => response.arrayBuffer());
+};
 
 /** Takes every in-flight slot of the web pod with actions whose bodies never come; the function releases them. */
 export async function holdInFlight(webUrl: string): Promise<() => void> {

@@ -19,6 +19,12 @@ import { createDelivery } from './upstream/delivery.ts';
 import { createDestinationCheck } from './upstream/destinations.ts';
 import { createForwarder } from './upstream/forward.ts';
 
+/** The ledger's project labels: the allowlist's project ids, and "loopback" when loopback DSNs are allowed. */
+const ledgerProjects = (config: Config) => [
+  ...config.allowedDsns.map((dsn) => dsn.projectId),
+  ...(config.loopbackPorts.length > 0 ? ['loopback'] : []),
+];
+
 export interface BuildOptions {
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): unknown };
@@ -58,12 +64,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     closing = true;
   });
 
-  const spool = openSpool({
-    dir: config.spool.dir,
-    sync: config.spool.sync,
-    private: config.spool.private,
-    maxAgeMs: config.spool.maxAgeMs,
-  });
   const rateLimits = new RateLimits();
   // One quota state for the tunnel and CSP reports: both spend the project's quota.
   const quotas = createQuotaStage({
@@ -92,7 +92,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       memoryHeld: () => budget.used,
     },
     config.build,
+    ledgerProjects(config),
   );
+  // After the metrics: the ledger counts what the spool holds as it opens (the previous process's pending).
+  const spool = openSpool({
+    dir: config.spool.dir,
+    sync: config.spool.sync,
+    private: config.spool.private,
+    maxAgeMs: config.spool.maxAgeMs,
+    ledger: metrics.ledger,
+  });
   const delivery = createDelivery({
     mode: config.spool.mode,
     spool,

@@ -2,6 +2,10 @@
 import { type BuildInfo, registerBuildInfo } from '@app/service-kit';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { KNOWN_ITEM_TYPES } from '../envelope/categories.ts';
+import { collectPending } from './count-cells.ts';
+import { createLedger, type Ledger } from './ledger.ts';
+
+export { type CountCell, counting, labelled } from './count-cells.ts';
 
 /**
  * The relay's Prometheus metrics. Labels stay bounded: `project` is an allowlisted project id (or "loopback"),
@@ -22,76 +26,8 @@ export interface RelayMetrics {
   replayWindow: Gauge<never>;
   /** Connections read after a refusal sent before their body arrived, by how that ended (service-kit linger.ts). */
   lingers: Counter<'end'>;
-}
-
-/**
- * A metric's labelled child by label values, cached: prom-client hashes the label object on every call otherwise,
- * which shows in the profile at thousands of envelopes a second. Label sets are bounded, so the cache is too.
- */
-export function labelled<Child>(metric: { labels(...values: string[]): Child }): (...values: string[]) => Child {
-  const cache = new Map<string, Child>();
-  return (...values) => {
-    const key = values.join('\u0000');
-    let child = cache.get(key);
-    if (!child) {
-      child = metric.labels(...values);
-      cache.set(key, child);
-    }
-    return child;
-  };
-}
-
-/** A count kept in a plain number and added to its counter when the counter is collected (a scrape, or get()). */
-export interface CountCell {
-  inc(): void;
-}
-
-/** Cells not yet added to their counter, by counter (filled by `counting`, emptied by the counters' collect). */
-const cellsOf = new WeakMap<object, PendingCell[]>();
-
-class PendingCell implements CountCell {
-  pending = 0;
-  readonly child: { inc(value: number): void };
-  constructor(child: { inc(value: number): void }) {
-    this.child = child;
-  }
-  inc(): void {
-    this.pending++;
-  }
-}
-
-/**
- * Per-envelope counting without prom-client's per-call work (a label hash, a label check and an object per inc(),
- * even through a cached child): a cell per label values, added to the counter when it is collected. Only for
- * counters made by createMetrics, whose collect() does the adding.
- */
-export function counting(metric: Counter<string>): (...values: string[]) => CountCell {
-  const cache = new Map<string, PendingCell>();
-  let cells = cellsOf.get(metric);
-  if (!cells) {
-    cells = [];
-    cellsOf.set(metric, cells);
-  }
-  const list = cells;
-  return (...values) => {
-    const key = values.length === 1 ? (values[0] as string) : values.join('\u0000');
-    let cell = cache.get(key);
-    if (!cell) {
-      cell = new PendingCell(values.length === 0 ? metric : metric.labels(...values));
-      cache.set(key, cell);
-      list.push(cell);
-    }
-    return cell;
-  };
-}
-
-/** collect() of the counters `counting` serves: adds what their cells counted since the last collection. */
-function addPending(this: Counter<string>): void {
-  for (const cell of cellsOf.get(this) ?? []) {
-    if (cell.pending === 0) continue;
-    cell.child.inc(cell.pending);
-    cell.pending = 0;
-  }
+  /** Every accepted item, forwarded, dropped by reason or pending, per project and category (ledger.ts). */
+  ledger: Ledger;
 }
 
 export const typeLabel = (type: string) => (KNOWN_ITEM_TYPES.has(type) ? type : 'unknown');
@@ -107,6 +43,8 @@ export function createMetrics(
     memoryHeld: () => number;
   },
   build: BuildInfo = { version: 'dev', revision: 'unknown' },
+  /** The ledger's project label values (the allowlist's project ids); unset: any. */
+  projects?: Iterable<string>,
 ): RelayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
@@ -148,18 +86,19 @@ export function createMetrics(
 
   return {
     registry,
+    ledger: createLedger(registers, projects),
     received: new Counter({
       name: 'relay_envelopes_received_total',
       help: 'Envelope requests received',
       registers,
-      collect: addPending,
+      collect: collectPending,
     }),
     accepted: new Counter({
       name: 'relay_envelopes_accepted_total',
       help: 'Envelopes answered with 200',
       labelNames: ['project'],
       registers,
-      collect: addPending,
+      collect: collectPending,
     }),
     rejected: new Counter({
       name: 'relay_envelopes_rejected_total',
@@ -172,7 +111,7 @@ export function createMetrics(
       help: 'Envelopes upstream answered with 2xx',
       labelNames: ['project'],
       registers,
-      collect: addPending,
+      collect: collectPending,
     }),
     itemsDropped: new Counter({
       name: 'relay_items_dropped_total',
@@ -185,7 +124,7 @@ export function createMetrics(
       help: 'Requests to upstream, by outcome and HTTP status (or error code)',
       labelNames: ['outcome', 'status'],
       registers,
-      collect: addPending,
+      collect: collectPending,
     }),
     upstreamDuration: new Histogram({
       name: 'relay_upstream_request_duration_seconds',
@@ -205,7 +144,7 @@ export function createMetrics(
       help: "Values data scrubbing replaced or removed, by Relay's rule id and the kind of field (never the value)",
       labelNames: ['rule', 'field'],
       registers,
-      collect: addPending,
+      collect: collectPending,
     }),
     replayWindow: new Gauge({
       name: 'relay_replay_window',

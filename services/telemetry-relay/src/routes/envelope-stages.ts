@@ -8,6 +8,7 @@ import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import { quotaDropCounter } from '../ops/quota-metrics.ts';
+import { tallyText } from '../ops/tally.ts';
 import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
 import { createFilter } from '../pipeline/filter.ts';
@@ -21,6 +22,7 @@ import type { RateLimits } from '../pipeline/rate-limit.ts';
 import { createScrubber } from '../pipeline/scrub.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
+import { accountAccepted } from './ledger-entries.ts';
 import type { RouteConfig } from './route-config.ts';
 
 export interface StageOptions {
@@ -52,6 +54,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   plan.prepare();
   const scrubbed = counting(metrics.scrubbed);
   const accepted = counting(metrics.accepted);
+  const account = accountAccepted(metrics.ledger);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
   const targets = new WeakMap<Authorized, Target>();
   const targetOf = (authorized: Authorized): Target => {
@@ -116,6 +119,9 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
       for (const { rule, field } of result.hits) scrubbed(rule, field).inc();
     }
     let safe: Promise<void> | undefined;
+    // The ledger's tally of what delivery takes: the envelope's items, not the client report the relay adds.
+    const received = tallyText(envelope.items);
+    const delivered = items.length === 0 ? undefined : items === envelope.items ? received : tallyText(items);
     if (items.length === 0) {
       // Nothing left to send: the outcomes go with the next batch of client reports.
       if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
@@ -129,10 +135,12 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
         body: bytes,
         acceptedAt: Date.now(),
         client: ip,
+        items: delivered,
       });
     }
     const answer = () => {
       accepted(project).inc();
+      account(project, received, limited.droppedTypes, filtered.dropped, inbound.dropped, quota.dropped, delivered);
       const headers = limited.droppedTypes.length > 0 ? rateLimits.headers(dsn.key) : {};
       if (quota.headers['x-sentry-rate-limits'] !== undefined) mergeLimitHeaders(headers, quota.headers);
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);

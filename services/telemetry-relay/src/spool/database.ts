@@ -14,6 +14,8 @@ export interface SpoolEntry {
   attempts: number;
   /** The sender's network (its spool share); none for what the relay makes itself. */
   client?: string | undefined;
+  /** Its items by category for the loss ledger (ops/ledger.ts's encoding); none for what the relay makes itself. */
+  items?: string | undefined;
 }
 
 export interface SpoolRecord extends Omit<SpoolEntry, 'body'> {
@@ -51,7 +53,8 @@ export function openSpoolDatabase(file: string, sync: 'normal' | 'full'): Databa
       body BLOB NOT NULL,
       body_file TEXT,
       body_size INTEGER,
-      client TEXT
+      client TEXT,
+      items TEXT
     );
   `);
   // Spools written before bodies could live in files.
@@ -61,6 +64,8 @@ export function openSpoolDatabase(file: string, sync: 'normal' | 'full'): Databa
   }
   // Spools written before spool shares: their rows count toward the spool's bounds, no client's share.
   if (!columns.includes('client')) db.exec('ALTER TABLE envelopes ADD COLUMN client TEXT;');
+  // Spools written before the loss ledger: their rows are not in it (as the relay's own client reports).
+  if (!columns.includes('items')) db.exec('ALTER TABLE envelopes ADD COLUMN items TEXT;');
   // Without them, expiry (every 30 s) and waking rows when upstream is back scanned the whole table, blocking the
   // event loop for a large spool. The partial index holds only rows backing off, so the hot path's
   // rows (inserted leased, then deleted) never touch it (docs/decisions/029-replay-pacing.md).
@@ -103,8 +108,27 @@ export interface Row {
   body: Uint8Array;
   body_file: string | null;
   client: string | null;
+  items: string | null;
   size: number;
   memory: number;
+}
+
+/** A row as a DELETE … RETURNING gives it back. */
+export interface RemovedRow {
+  id: number;
+  size: number;
+  file: string | null;
+  client: string | null;
+  project: string;
+  items: string | null;
+}
+
+/** The rows' items for the loss ledger, by project and encoded tally (few distinct ones). */
+export function itemsByProject(db: DatabaseSync): Array<{ project: string; items: string; rows: number }> {
+  const rows = db
+    .prepare('SELECT project, items, count(*) AS n FROM envelopes WHERE items IS NOT NULL GROUP BY project, items')
+    .all() as Array<{ project: string; items: string; n: number }>;
+  return rows.map((row) => ({ project: row.project, items: row.items, rows: Number(row.n) }));
 }
 
 export function toRecord(row: Row): SpoolRecord {
@@ -121,5 +145,6 @@ export function toRecord(row: Row): SpoolRecord {
     bodyFile: row.body_file ?? undefined,
     memoryBytes: Number(row.memory),
     client: row.client ?? undefined,
+    items: row.items ?? undefined,
   };
 }

@@ -8,9 +8,11 @@ import { startCheckpointer } from './checkpointer.ts';
 import {
   BACKING_OFF,
   inTransaction,
+  itemsByProject,
   LEASED,
   MEMORY,
   openSpoolDatabase,
+  type RemovedRow,
   type Row,
   SIZE,
   type SpoolEntry,
@@ -52,6 +54,16 @@ export interface Lease {
   notAllowed: number;
 }
 
+/**
+ * The loss ledger's view of the spool (ops/ledger.ts implements it): what the spool held as it opened, and the rows
+ * it removed itself, never to be sent. Rows without `items` (the relay's own client reports) are not in it.
+ */
+export interface SpoolLedger {
+  opened(rows: ReadonlyArray<{ project: string; items: string; rows: number }>): void;
+  dropped(project: string, items: string, reason: SpoolDropReason): void;
+}
+export type SpoolDropReason = 'expired' | 'not_allowed' | 'lost';
+
 export interface SpoolOptions {
   dir: string;
   sync: 'normal' | 'full';
@@ -59,6 +71,7 @@ export interface SpoolOptions {
   private?: boolean;
   /** Rows older than this are deleted as the spool opens, before anything could replay them. */
   maxAgeMs?: number;
+  ledger?: SpoolLedger;
 }
 
 /**
@@ -113,13 +126,19 @@ export function openSpool(options: SpoolOptions): Spool {
   const db = openSpoolDatabase(file, options.sync);
   const transaction = <T>(work: () => T): T => inTransaction(db, work);
   const files = openBodyFiles(options.dir, options.sync);
+  const ledger = options.ledger;
+  // Before anything is removed: what the previous process left is this one's pending at start.
+  ledger?.opened(itemsByProject(db));
   const named = db
     .prepare('SELECT id, body_file AS file, body_size AS size FROM envelopes WHERE body_file IS NOT NULL')
     .all() as Array<{ id: number; file: string; size: number }>;
   const { lost, orphans } = files.reconcile(named);
-  const deleteLost = db.prepare('DELETE FROM envelopes WHERE id = ?');
+  const deleteLost = db.prepare('DELETE FROM envelopes WHERE id = ? RETURNING project, items');
   transaction(() => {
-    for (const row of lost) deleteLost.run(row.id);
+    for (const row of lost) {
+      const gone = deleteLost.get(row.id) as { project: string; items: string | null } | undefined;
+      if (gone?.items != null) ledger?.dropped(gone.project, gone.items, 'lost');
+    }
   });
   const totals = db.prepare(`SELECT count(*) AS n, coalesce(sum(${SIZE}), 0) AS b FROM envelopes`).get() as {
     n: number;
@@ -139,15 +158,15 @@ export function openSpool(options: SpoolOptions): Spool {
   for (const row of perClient) byClient.set(row.client, { count: Number(row.n), bytes: Number(row.b) });
 
   const insertRow = db.prepare(
-    'INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size, client, items) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const removed = `RETURNING id, ${SIZE} AS size, body_file AS file, client`;
+  const removed = `RETURNING id, ${SIZE} AS size, body_file AS file, client, project, items`;
   const deleteRow = db.prepare(`DELETE FROM envelopes WHERE id = ? ${removed}`);
   const selectDue = db.prepare(
     `SELECT id, accepted_at, url, dsn_key, ${MEMORY} AS memory, ${SIZE} AS size FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
   );
   const selectRow = db.prepare(
-    `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, client, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
+    `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, client, items, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
   );
   const release = db.prepare('UPDATE envelopes SET attempts = ?, next_attempt_at = ? WHERE id = ?');
   const wake = db.prepare(`UPDATE envelopes SET next_attempt_at = ? WHERE ${BACKING_OFF} AND next_attempt_at > ?`);
@@ -155,15 +174,27 @@ export function openSpool(options: SpoolOptions): Spool {
   const oldest = db.prepare('SELECT accepted_at FROM envelopes ORDER BY id LIMIT 1');
   const checkpointer = startCheckpointer(file, CHECKPOINT_EVERY_MS);
 
-  /** Runs a DELETE … RETURNING id, size, file, client; the caller unlinks `unlink` after the transaction commits. */
-  const removeAll = (statement: StatementSync, arg: number, unlink: string[]): number => {
-    const rows = statement.all(arg) as Array<{ id: number; size: number; file: string | null; client: string | null }>;
+  /**
+   * Expired rows that were being sent: the send's answer settles them in the ledger (forwarded, refused), or, failing,
+   * its reschedule finds them here and counts them expired.
+   */
+  const expiredInFlight = new Map<number, { project: string; items: string }>();
+  /**
+   * Runs a DELETE … RETURNING (`removed`); the caller unlinks `unlink` after the transaction commits. With `reason`,
+   * the spool gives the rows up: the ledger counts them dropped.
+   */
+  const removeAll = (statement: StatementSync, arg: number, unlink: string[], reason?: SpoolDropReason): number => {
+    const rows = statement.all(arg) as unknown as RemovedRow[];
     for (const row of rows) {
+      const id = Number(row.id);
       count--;
       bytes -= Number(row.size);
       byClient.remove(row.client, Number(row.size));
-      if (!leased.delete(Number(row.id))) inserted.delete(Number(row.id));
+      const sending = leased.delete(id) || inserted.delete(id);
       if (row.file !== null) unlink.push(row.file);
+      if (row.items === null || reason === undefined) continue;
+      if (sending) expiredInFlight.set(id, { project: row.project, items: row.items });
+      else ledger?.dropped(row.project, row.items, reason);
     }
     return rows.length;
   };
@@ -208,6 +239,7 @@ export function openSpool(options: SpoolOptions): Spool {
               bodyFile ?? null,
               bodyFile === undefined ? null : entry.body.length,
               entry.client ?? null,
+              entry.items ?? null,
             );
             return Number(result.lastInsertRowid);
           }),
@@ -226,6 +258,7 @@ export function openSpool(options: SpoolOptions): Spool {
     },
     remove(ids) {
       if (ids.length === 0) return 0;
+      for (const id of ids) expiredInFlight.delete(id); // settled by whoever removes it
       return removeCommitted((unlink) => ids.reduce((sum, id) => sum + removeAll(deleteRow, id, unlink), 0));
     },
     lease({ now, maxRows, maxBytes, maxSize = Number.POSITIVE_INFINITY, expireBefore, isAllowed }) {
@@ -240,9 +273,9 @@ export function openSpool(options: SpoolOptions): Spool {
           if (leased.has(id)) continue;
           if (lease.rows.length === maxRows) break;
           if (expireBefore !== undefined && Number(candidate.accepted_at) < expireBefore) {
-            lease.expired += removeAll(deleteRow, id, unlink);
+            lease.expired += removeAll(deleteRow, id, unlink, 'expired');
           } else if (isAllowed && !isAllowed({ url: candidate.url, dsnKey: candidate.dsn_key })) {
-            lease.notAllowed += removeAll(deleteRow, id, unlink);
+            lease.notAllowed += removeAll(deleteRow, id, unlink, 'not_allowed');
           } else {
             const memory = Number(candidate.memory);
             if (lease.bytes + memory > maxBytes) break; // oldest first: what follows waits its turn
@@ -262,12 +295,17 @@ export function openSpool(options: SpoolOptions): Spool {
     },
     reschedule(id, attempts, nextAttemptAt) {
       if (leased.delete(id) || inserted.delete(id)) release.run(attempts, nextAttemptAt, id); // not deleted meanwhile
+      const expired = expiredInFlight.get(id);
+      if (expired) {
+        expiredInFlight.delete(id);
+        ledger?.dropped(expired.project, expired.items, 'expired');
+      }
     },
     wakeAll(now) {
       wake.run(now, now);
     },
     expire(before) {
-      return removeCommitted((unlink) => removeAll(expireRows, before, unlink));
+      return removeCommitted((unlink) => removeAll(expireRows, before, unlink, 'expired'));
     },
     oldestAcceptedAt() {
       const row = oldest.get() as { accepted_at: number } | undefined;

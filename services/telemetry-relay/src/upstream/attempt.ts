@@ -72,9 +72,14 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
     if (id !== undefined) writer.ack(id);
     if (result.outcome === 'delivered') {
       forwarded(entry.project).inc();
+      if (entry.items !== undefined) metrics.ledger.settled(entry.project, entry.items, 'forwarded', entry.acceptedAt);
       return undefined;
     }
     metrics.spoolDropped.inc({ reason: result.outcome });
+    if (entry.items !== undefined) {
+      const reason = result.outcome === 'rate_limited' ? 'upstream_ratelimited' : 'upstream_refused';
+      metrics.ledger.settled(entry.project, entry.items, reason);
+    }
     log.warn(
       { status: result.status, detail: result.detail, project: entry.project, outcome: result.outcome },
       result.outcome === 'rate_limited'
@@ -121,7 +126,9 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
   };
   const bodyUnavailable = (row: SpoolRecord, error: unknown) => {
     if (error instanceof SpoolBodyLostError) {
-      if (spool.remove([row.id]) === 0) return; // expired meanwhile
+      const removed = spool.remove([row.id]);
+      if (row.items !== undefined) metrics.ledger.settled(row.project, row.items, removed === 0 ? 'expired' : 'lost');
+      if (removed === 0) return; // expired meanwhile
       metrics.spoolDropped.inc({ reason: 'lost' });
       log.error({ err: error, project: row.project, acceptedAt: row.acceptedAt }, 'a spooled envelope was lost');
       return;
