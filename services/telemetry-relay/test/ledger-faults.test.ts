@@ -205,6 +205,24 @@ describe.each(['durable', 'fast'] as const)(
       expect(ledger.sum('dropped', { reason: 'expired' })).toBe(9);
       capture.setBehaviour({ kind: 'accept' });
     });
+
+    it('balances when the spike shield and a local quota drop items (policy drops, named)', async () => {
+      await restart({
+        SPIKE_SHIELD_THRESHOLD: '2',
+        SPIKE_SHIELD_KEEP_ONE_IN: '1000',
+        // Attachments count in bytes, as Sentry's: room for one 9-byte attachment ('log lines').
+        QUOTAS: '[{"categories":["attachment"],"limit":9,"window":3600}]',
+      });
+      const before = await scrape();
+      await send(5);
+      const ledger = await settled();
+      const dropped = (reason: string, category: string) =>
+        ledger.sum('dropped', { reason, category }) - before.sum('dropped', { reason, category });
+      // Past two of one fingerprint, the next three errors go with their attachments; of the two attachments
+      // left, the quota keeps one.
+      expect([dropped('spike_shield', 'error'), dropped('spike_shield', 'attachment')]).toEqual([3, 3]);
+      expect(dropped('quota', 'attachment')).toBe(1);
+    });
   },
   60_000,
 ); // each test restarts a process or two: seconds each on a loaded machine
