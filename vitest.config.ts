@@ -7,6 +7,7 @@ export default defineConfig({
       'packages/*/vitest.config.ts',
       'services/*/vitest.config.ts',
       'e2e/vitest.config.ts',
+      'e2e/vitest.alone.config.ts',
       'scripts/vitest.config.ts',
       'deploy/vitest.config.ts',
     ],

@@ -1,13 +1,13 @@
-// The end-to-end project: real browsers and containers, one file at a time on the shared 2-core machine.
+// The end-to-end project: real browsers and containers. Most suites share the run's workers with the unit projects
+// (they mostly wait on browsers, containers and timers); the timing-bound ones are the e2e-alone project.
 import { defineProject } from 'vitest/config';
+import { ALONE } from './alone.ts';
 
 export default defineProject({
   test: {
     name: 'e2e',
     include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**'],
-    // Browsers and containers are heavy on a 2-core machine: one file at a time, generous hooks.
-    fileParallelism: false,
+    exclude: ['**/node_modules/**', ...ALONE],
     testTimeout: 60_000,
     hookTimeout: 300_000,
   },

@@ -78,7 +78,7 @@ const bounds: Bounds = {
 // the suite short, the header timeout at its default.
 const BODY_TIMEOUT_MS = 5_000;
 const HEADERS_TIMEOUT_MS = 10_000;
-const ATTACK_WINDOW_MS = 8_000;
+const ATTACK_WINDOW_MS = 5_000;
 
 let network: StartedNetwork;
 let capture: CaptureContainer;
