@@ -54,7 +54,7 @@ describe('web dev server', () => {
     await waitForHydration(page);
     await markDocument(page);
     // Browser-only code that is no component (server-side modules need a restart of the dev server: see docs/configuration.md).
-    const helper = `${copy}src/client/prefetch.ts`;
+    const helper = `${copy}src/client/navigation/prefetch.ts`;
     writeFileSync(helper, `${readFileSync(helper, 'utf8')}\n// edited by the dev-server test\n`);
     await expect.poll(() => isSameDocument(page).catch(() => true), { timeout: 20_000 }).toBe(false);
     await waitForHydration(page);

@@ -15,7 +15,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   // The browser build also writes .br and .gz beside each asset (served as they are, see server/http/static-assets.ts).
   plugins: isSsrBuild ? [react()] : [react(), debugIdSourcemaps(), precompress()],
   // Sentry's documented tree-shaking flags: no debug logging code in the bundle. The SDK's version for the envelopes
-  // a page sends without it (client/early-send.ts), so the entry needs none of its code.
+  // a page sends without it (client/telemetry/early-send.ts), so the entry needs none of its code.
   define: { __SENTRY_DEBUG__: 'false', __SENTRY_SDK_VERSION__: JSON.stringify(sentryVersion) },
   build: isSsrBuild
     ? {

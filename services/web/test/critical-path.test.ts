@@ -62,10 +62,10 @@ const base = (): Record<string, Chunk> => ({
     file: 'assets/entry.js',
     bytes: 60 * KB,
     imports: ['_vendor.js'],
-    dynamicImports: ['src/client/sentry-sdk.ts', 'src/app/layout.tsx', 'src/app/home.tsx', 'src/app/big.tsx'],
+    dynamicImports: ['src/client/telemetry/sentry-sdk.ts', 'src/app/layout.tsx', 'src/app/home.tsx', 'src/app/big.tsx'],
   },
   '_vendor.js': { file: 'assets/vendor.js', bytes: 40 * KB, sources: ['../../node_modules/react-dom/index.js'] },
-  'src/client/sentry-sdk.ts': {
+  'src/client/telemetry/sentry-sdk.ts': {
     file: 'assets/sentry-sdk.js',
     bytes: 45 * KB,
     imports: ['src/client/entry.tsx'],
@@ -119,7 +119,7 @@ describe('first-load budget', () => {
     chunks['src/client/entry.tsx'] = {
       ...(chunks['src/client/entry.tsx'] as Chunk),
       bytes: 10 * KB,
-      imports: ['_vendor.js', 'src/client/sentry-sdk.ts'],
+      imports: ['_vendor.js', 'src/client/telemetry/sentry-sdk.ts'],
     };
     const { problems } = check(chunks);
     expect(problems).toContain('home: Sentry SDK code on the critical path (/assets/sentry-sdk.js)');

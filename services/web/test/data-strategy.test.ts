@@ -13,9 +13,9 @@ import {
 } from 'react-router';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { routeTable, views } from '../src/app/route-table.ts';
-import { createDataStrategy, type PrefetchSource } from '../src/client/data-strategy.ts';
-import { createRouteCode } from '../src/client/lazy-route.ts';
-import { createPrefetcher } from '../src/client/prefetch.ts';
+import { createDataStrategy, type PrefetchSource } from '../src/client/navigation/data-strategy.ts';
+import { createRouteCode } from '../src/client/navigation/lazy-route.ts';
+import { createPrefetcher } from '../src/client/navigation/prefetch.ts';
 import { buildClientRoutes } from '../src/framework/client-routes.ts';
 import { enabledRoutes, flattenRoutes } from '../src/framework/route-entry.ts';
 import type { WebApp } from '../src/server/app.ts';

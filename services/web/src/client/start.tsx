@@ -17,11 +17,11 @@ import { readClientConfig } from '../framework/client-config.ts';
 import { buildClientRoutes } from '../framework/client-routes.ts';
 import { ErrorScreenShown } from '../framework/error-screens.tsx';
 import { enabledRoutes, flattenRoutes } from '../framework/route-entry.ts';
-import { createDataStrategy } from './data-strategy.ts';
-import { reviveDeferredHydration } from './deferred-receiver.ts';
 import { idleSlices, nextTask } from './idle.ts';
-import { createRouteCode } from './lazy-route.ts';
-import { createPrefetcher } from './prefetch.ts';
+import { createDataStrategy } from './navigation/data-strategy.ts';
+import { reviveDeferredHydration } from './navigation/deferred-receiver.ts';
+import { createRouteCode } from './navigation/lazy-route.ts';
+import { createPrefetcher } from './navigation/prefetch.ts';
 import {
   captureException,
   errorScreenShown,
@@ -31,7 +31,7 @@ import {
   reportUncaughtReactError,
   sentrySettled,
   startTelemetry,
-} from './telemetry.ts';
+} from './telemetry/telemetry.ts';
 
 declare global {
   interface Window {
@@ -75,7 +75,7 @@ function HydrationMark({ router, styleNonce }: { router: DataRouter; styleNonce:
     void loadSentryWhenIdle(router).then(async (sdk) => {
       if (!sdk) return;
       await idleSlices.next();
-      (await import('./feedback.ts')).addFeedbackWidget(styleNonce);
+      (await import('./telemetry/feedback.ts')).addFeedbackWidget(styleNonce);
     });
   }, [router, styleNonce]);
   return null;

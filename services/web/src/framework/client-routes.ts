@@ -3,7 +3,7 @@ import type { RouteObject } from 'react-router';
 import { RouteErrorBoundary } from './error-screens.tsx';
 import { type RouteEntry, type RouteHandle, type RouteView, viewHandle } from './route-entry.ts';
 
-/** Wraps a dynamic import (for the route-code timeout and full-load fallback, see client/lazy-route.ts). */
+/** Wraps a dynamic import (for the route-code timeout and full-load fallback, see client/navigation/lazy-route.ts). */
 export type LoadView = (entry: RouteEntry) => Promise<RouteView>;
 
 /**

@@ -1,8 +1,8 @@
 // Errors and breadcrumbs before the Sentry SDK arrives (it loads after hydration): a small inline script in the head,
 // run before any module, keeps uncaught errors and unhandled rejections, and the breadcrumbs the SDK would have
 // recorded (console lines, clicks, fetches, history changes), in bounded queues. The SDK takes both once it is set up
-// (client/sentry-sdk.ts), as Sentry's own Loader Script does; a page hidden before that sends them without it
-// (client/early-send.ts). Shared by the server (which writes the script) and the client (which drains it).
+// (client/telemetry/sentry-sdk.ts), as Sentry's own Loader Script does; a page hidden before that sends them without it
+// (client/telemetry/early-send.ts). Shared by the server (which writes the script) and the client (which drains it).
 
 /** At most this many early errors are kept: a page that keeps throwing must not grow the queue without limit. */
 const EARLY_ERRORS_MAX = 30;

@@ -86,7 +86,7 @@ export const ErrorScreenShown = createContext<((error: unknown) => void) | undef
 
 export function ClientErrorScreen({ error }: { error?: unknown }) {
   const shown = useContext(ErrorScreenShown);
-  // A layout effect: it runs in the same commit as React's onCaughtError for the same error (client/telemetry.ts).
+  // A layout effect: it runs in the same commit as React's onCaughtError for the same error (client/telemetry/telemetry.ts).
   useLayoutEffect(() => shown?.(error), [shown, error]);
   return <AlertScreen title={ERROR_TITLE} heading={CLIENT_ERROR_TEXT} />;
 }

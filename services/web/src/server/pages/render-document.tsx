@@ -123,7 +123,7 @@ function metaTags(
 
 const TAIL = '</div></body></html>';
 
-/** A settled deferred part for the browser (client/deferred-receiver.ts takes it from the queue). */
+/** A settled deferred part for the browser (client/navigation/deferred-receiver.ts takes it from the queue). */
 const settlementScript = (settlement: DeferredSettlement, nonce: string) =>
   `<script nonce="${nonce}">(self.${DEFERRED_QUEUE}||=[]).push(${jsonForScript(settlement)})</script>`;
 

@@ -15,8 +15,8 @@ import {
   wrapCreateBrowserRouter,
 } from '@sentry/react';
 import type { DataRouter } from 'react-router';
-import type { ClientConfig } from '../framework/client-config.ts';
-import { stopEarlyCapture, takeEarlyErrors } from '../framework/early-errors.ts';
+import type { ClientConfig } from '../../framework/client-config.ts';
+import { stopEarlyCapture, takeEarlyErrors } from '../../framework/early-errors.ts';
 import type { EarlySession, Report } from './early-send.ts';
 import { traceNavigations } from './navigation-tracing.ts';
 import { createSentryClient, initSentry, laterIntegrations } from './sentry.ts';

@@ -5,8 +5,8 @@ import {
   DEFERRED_QUEUE,
   type DeferredKeys,
   type DeferredSettlement,
-} from '../framework/deferred-data.ts';
-import { reviveRouteError } from '../framework/page-data-protocol.ts';
+} from '../../framework/deferred-data.ts';
+import { reviveRouteError } from '../../framework/page-data-protocol.ts';
 
 declare global {
   interface Window {

@@ -4,10 +4,10 @@
 // queue of framework/early-errors.ts; a page hidden before the SDK is there sends them without it (early-send.ts).
 // Which errors crash the session (the client error screen) and which are handled: decision 014.
 import type { DataRouter } from 'react-router';
-import type { ClientConfig } from '../framework/client-config.ts';
-import { stopEarlyCapture, takeEarlyErrors } from '../framework/early-errors.ts';
+import type { ClientConfig } from '../../framework/client-config.ts';
+import { stopEarlyCapture, takeEarlyErrors } from '../../framework/early-errors.ts';
+import { afterLoad, idleSlices as slices } from '../idle.ts';
 import { type EarlySession, isIgnored, newSession, type Report, reportOfEvent, sendWithoutSdk } from './early-send.ts';
-import { afterLoad, idleSlices as slices } from './idle.ts';
 
 type Sdk = typeof import('./sentry-sdk.ts');
 type Sentry = ClientConfig['sentry'];

@@ -27,8 +27,8 @@ import {
 } from '@sentry/react';
 import { version as reactVersion, useEffect } from 'react';
 import { createRoutesFromChildren, matchRoutes, useLocation, useNavigationType } from 'react-router';
-import type { ClientConfig } from '../framework/client-config.ts';
-import { TRACING } from '../framework/timing.ts';
+import type { ClientConfig } from '../../framework/client-config.ts';
+import { TRACING } from '../../framework/timing.ts';
 import { cultureContextIntegration } from './culture-context.ts';
 import { trackPageSession } from './page-session.ts';
 
