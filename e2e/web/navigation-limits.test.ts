@@ -9,7 +9,7 @@ import { isSameDocument, markDocument, waitForHydration } from '../support/brows
 import { webSuite } from '../support/web.ts';
 import { chunkPath } from '../support/web-assets.ts';
 
-/** The specification's values, written out here so that a change to framework/timing.ts fails a test. */
+/** The specification's values, written out here so that a change to framework/shared/timing.ts fails a test. */
 const SPEC = { prefetchFreshMs: 30_000, prefetchExpireMs: 5 * 60_000, routeCodeTimeoutMs: 3_800 };
 
 const suite = webSuite({ DIAGNOSTICS: '1' });

@@ -9,8 +9,8 @@ import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { createStaticHandler, createStaticRouter, RouterContextProvider, StaticRouterProvider } from 'react-router';
 import { routeTable, views } from '../src/app/route-table.ts';
 import { createServerHandlers } from '../src/app/server-handlers.ts';
-import { enabledRoutes } from '../src/framework/route-entry.ts';
-import { buildServerRoutes } from '../src/framework/server-routes.ts';
+import { buildServerRoutes } from '../src/framework/server/server-routes.ts';
+import { enabledRoutes } from '../src/framework/shared/route-entry.ts';
 
 const mode = process.env.RENDER === 'string' ? 'string' : 'stream';
 const perRequest = process.env.CONTEXT === 'per-request';

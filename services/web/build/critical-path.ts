@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RouteEntry } from '../src/framework/route-entry.ts';
+import type { RouteEntry } from '../src/framework/shared/route-entry.ts';
 import { assetsFromManifest } from '../src/server/pages/assets.ts';
 
 /** Issue 12's budget: first-load JavaScript, gzip, Sentry included. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { budgetProblems, criticalPaths, routeViewChains } from '../build/critical-path.ts';
-import type { RouteEntry } from '../src/framework/route-entry.ts';
+import type { RouteEntry } from '../src/framework/shared/route-entry.ts';
 
 const table: RouteEntry[] = [
   {

@@ -6,17 +6,19 @@ import { describe, expect, it } from 'vitest';
 // The web's layers, lowest first: a module imports its own layer and the ones it lists, never one above or beside
 // it. A file in no layer fails the test, so a new folder (or a new file at the top of server/) has to be placed here.
 const LAYERS: readonly Layer[] = [
-  { name: 'framework', holds: ['framework/'], imports: [] },
-  { name: 'app', holds: ['app/'], imports: ['framework'] },
-  { name: 'client', holds: ['client/'], imports: ['framework', 'app'] },
+  { name: 'framework/shared', holds: ['framework/shared/'], imports: [] },
+  { name: 'app', holds: ['app/'], imports: ['framework/shared'] },
+  { name: 'framework/browser', holds: ['framework/browser/'], imports: ['framework/shared', 'app'] },
+  { name: 'framework/server', holds: ['framework/server/'], imports: ['framework/shared', 'app'] },
+  { name: 'client', holds: ['client/'], imports: ['framework/shared', 'framework/browser', 'app'] },
   { name: 'telemetry', holds: ['server/telemetry/'], imports: [] },
   { name: 'ops', holds: ['server/ops/'], imports: ['telemetry'] },
-  { name: 'http', holds: ['server/http/'], imports: ['framework'] },
-  { name: 'pages', holds: ['server/pages/'], imports: ['framework', 'http', 'ops'] },
+  { name: 'http', holds: ['server/http/'], imports: ['framework/shared'] },
+  { name: 'pages', holds: ['server/pages/'], imports: ['framework/shared', 'http', 'ops'] },
   {
     name: 'process',
     holds: ['server/config.ts', 'server/app.ts', 'server/instrument.ts', 'server/main.ts', 'server/dev.ts'],
-    imports: ['framework', 'app', 'telemetry', 'ops', 'http', 'pages'],
+    imports: ['framework/shared', 'framework/server', 'app', 'telemetry', 'ops', 'http', 'pages'],
   },
   // Runs the build, never the sources above: it imports none of them (and nothing outside src/, such as scripts/).
   { name: 'launcher', holds: ['main.ts', 'build-if-stale.ts'], imports: [] },
@@ -45,7 +47,7 @@ describe('import layers', () => {
       "import type { PageReply } from '../pages/page-io.ts';",
     ],
     ['telemetry → ops', 'server/telemetry/trace-budget.ts', "import { createMetrics } from '../ops/metrics.ts';"],
-    ['framework → client', 'framework/route-entry.ts', "import { whenIdle } from '../client/idle.ts';"],
+    ['framework → client', 'framework/shared/route-entry.ts', "import { whenIdle } from '../client/idle.ts';"],
     ['app → server, re-exported', 'app/signals.ts', "export { createMetrics } from '../server/ops/metrics.ts';"],
     ['client → server, dynamic', 'client/start.tsx', "const m = await import('../server/pages/query.ts');"],
     ['src → scripts/', 'main.ts', "import '../scripts/make-catalog.ts';"],

@@ -3,8 +3,8 @@
 import { createMemoryRouter, type DataRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRouteCode, RouteCodeUnavailable } from '../src/client/navigation/lazy-route.ts';
-import { buildClientRoutes } from '../src/framework/client-routes.ts';
-import type { RouteEntry, RouteView, ViewModules } from '../src/framework/route-entry.ts';
+import { buildClientRoutes } from '../src/framework/browser/client-routes.ts';
+import type { RouteEntry, RouteView, ViewModules } from '../src/framework/shared/route-entry.ts';
 import { watchFullLoads } from './full-loads.ts';
 
 const entry: RouteEntry = { id: 'item', path: 'item', view: 'item.tsx' };

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchPageData, PageDataUnavailable } from '../src/client/navigation/page-data-client.ts';
-import { PAGE_DATA_HEADER, PAGE_DATA_VERSION, type PageData } from '../src/framework/page-data-protocol.ts';
+import { PAGE_DATA_HEADER, PAGE_DATA_VERSION, type PageData } from '../src/framework/shared/page-data-protocol.ts';
 import type { WebApp } from '../src/server/app.ts';
 import { testApp } from './helpers.ts';
 

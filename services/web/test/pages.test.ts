@@ -1,7 +1,7 @@
 // Documents and page data served from one URL: odd requests, signals, server failures and actions.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';
+import { SERVER_ERROR_TEXT } from '../src/framework/shared/page-data-protocol.ts';
 import { appForTest, pageData, testApp } from './helpers.ts';
 
 let app: FastifyInstance;
@@ -324,7 +324,7 @@ describe('route table', () => {
     const { routeTable, views } = await import('../src/app/route-table.ts');
     const { createServerHandlers } = await import('../src/app/server-handlers.ts');
     const serverHandlers = createServerHandlers({ relatedDelayMs: 0, secureCookies: true });
-    const { buildServerRoutes } = await import('../src/framework/server-routes.ts');
+    const { buildServerRoutes } = await import('../src/framework/server/server-routes.ts');
     await expect(buildServerRoutes(routeTable, views, serverHandlers)).resolves.toHaveLength(1);
     await expect(buildServerRoutes(routeTable, views, { ...serverHandlers, ghost: {} })).rejects.toThrow(
       'server handlers name route "ghost", which is not in the route table',

@@ -1,6 +1,6 @@
 // The product's routes: the one list from which the server and the browser build their routes (see
-// framework/route-entry.ts). A team replacing the example edits this file, server-handlers.ts and the views.
-import type { RouteEntry, RouteView } from '../framework/route-entry.ts';
+// framework/shared/route-entry.ts). A team replacing the example edits this file, server-handlers.ts and the views.
+import type { RouteEntry, RouteView } from '../framework/shared/route-entry.ts';
 
 export const APP_NAME = 'Example Store';
 

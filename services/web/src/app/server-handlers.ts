@@ -1,5 +1,5 @@
 // Loaders and actions, by route id. Server-only: never imported by the browser bundle.
-import type { ServerHandlers } from '../framework/route-entry.ts';
+import type { ServerHandlers } from '../framework/shared/route-entry.ts';
 import { catalogListLoader, createCatalogItemLoader } from './catalog/catalog.server.ts';
 import { createDiagnosticsLoader } from './diagnostics/diagnostics.server.ts';
 import { notFoundLoader } from './not-found.server.ts';

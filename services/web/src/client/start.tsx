@@ -13,10 +13,10 @@ import {
 import { RouterProvider } from 'react-router/dom';
 import { routeTable, views } from '../app/route-table.ts';
 import '../app/styles.css';
-import { readClientConfig } from '../framework/client-config.ts';
-import { buildClientRoutes } from '../framework/client-routes.ts';
-import { ErrorScreenShown } from '../framework/error-screens.tsx';
-import { enabledRoutes, flattenRoutes } from '../framework/route-entry.ts';
+import { buildClientRoutes } from '../framework/browser/client-routes.ts';
+import { readClientConfig } from '../framework/shared/client-config.ts';
+import { ErrorScreenShown } from '../framework/shared/error-screens.tsx';
+import { enabledRoutes, flattenRoutes } from '../framework/shared/route-entry.ts';
 import { idleSlices, nextTask } from './idle.ts';
 import { createDataStrategy } from './navigation/data-strategy.ts';
 import { reviveDeferredHydration } from './navigation/deferred-receiver.ts';

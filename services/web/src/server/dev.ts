@@ -11,7 +11,7 @@ const vite = await createViteServer({ root, server: { middlewareMode: true }, ap
 const { buildApp } = (await vite.ssrLoadModule('/src/server/app.ts')) as typeof import('./app.ts');
 
 // React Fast Refresh replaces a module in place only when it exports nothing but components; a view module also
-// exports its route's `title`, `description` and `lang` (framework/route-entry.ts), so those exports are declared
+// exports its route's `title`, `description` and `lang` (framework/shared/route-entry.ts), so those exports are declared
 // ignorable through the refresh runtime's hook (the one React Router's own Vite plugin uses for route exports). An
 // edited title or description shows after a reload.
 const reactRefreshPreamble =

@@ -1,6 +1,6 @@
 // One catalog item's page, its related items streamed in when they are ready.
 import { Link, useLoaderData } from 'react-router';
-import { Deferred } from '../../framework/deferred-view.tsx';
+import { Deferred } from '../../framework/shared/deferred-view.tsx';
 import type { CatalogItemData } from './catalog.ts';
 import { formatPrice } from './format.ts';
 

@@ -1,6 +1,6 @@
 // The catalog's list page: search box, results and paging links that work without JavaScript.
 import { Form, Link, useLoaderData, useNavigation } from 'react-router';
-import { useListLinks } from '../../framework/list-links.ts';
+import { useListLinks } from '../../framework/shared/list-links.ts';
 import type { CatalogPage } from './catalog.ts';
 import { formatPrice } from './format.ts';
 

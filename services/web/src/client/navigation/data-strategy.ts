@@ -8,7 +8,7 @@ import {
   replace,
   data as routerData,
 } from 'react-router';
-import { type PageData, reviveRouteError } from '../../framework/page-data-protocol.ts';
+import { type PageData, reviveRouteError } from '../../framework/shared/page-data-protocol.ts';
 import { hardNavigate } from './hard-navigate.ts';
 import { fetchPageData, PageDataUnavailable } from './page-data-client.ts';
 

@@ -1,12 +1,12 @@
-// The browser's side of deferred data (see framework/deferred-data.ts): promises put where the server's loader data
+// The browser's side of deferred data (see framework/shared/deferred-data.ts): promises put where the server's loader data
 // had them, settled by the document's streamed scripts at hydration or by page data's later lines.
 import {
   DEFERRED_KEYS_ID,
   DEFERRED_QUEUE,
   type DeferredKeys,
   type DeferredSettlement,
-} from '../../framework/deferred-data.ts';
-import { reviveRouteError } from '../../framework/page-data-protocol.ts';
+} from '../../framework/shared/deferred-data.ts';
+import { reviveRouteError } from '../../framework/shared/page-data-protocol.ts';
 
 declare global {
   interface Window {

@@ -1,9 +1,9 @@
 // Route code arrives as lazy chunks. A chunk that fails, or takes longer than 3.8 s, turns the navigation into a
 // full page load of its target, so a broken deploy or a slow network never strands the user on an error.
 import type { DataRouter } from 'react-router';
-import type { RouteEntry, RouteView, ViewModules } from '../../framework/route-entry.ts';
-import { viewLoader } from '../../framework/route-entry.ts';
-import { ROUTE_CODE_TIMEOUT_MS } from '../../framework/timing.ts';
+import type { RouteEntry, RouteView, ViewModules } from '../../framework/shared/route-entry.ts';
+import { viewLoader } from '../../framework/shared/route-entry.ts';
+import { ROUTE_CODE_TIMEOUT_MS } from '../../framework/shared/timing.ts';
 import { hardNavigate } from './hard-navigate.ts';
 
 export class RouteCodeUnavailable extends Error {

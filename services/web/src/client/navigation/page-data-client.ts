@@ -1,12 +1,12 @@
 // Asks the server for page data (the same URL with the page-data headers) and checks that the answer is ours.
 // The answer is one JSON line, or — when loaders deferred parts — the page data's line then one line per part.
-import type { DeferredSettlement } from '../../framework/deferred-data.ts';
+import type { DeferredSettlement } from '../../framework/shared/deferred-data.ts';
 import {
   PAGE_DATA_HEADER,
   PAGE_DATA_ROUTES_HEADER,
   PAGE_DATA_VERSION,
   type PageData,
-} from '../../framework/page-data-protocol.ts';
+} from '../../framework/shared/page-data-protocol.ts';
 import { attachDeferred } from './deferred-receiver.ts';
 
 /** Page data could not be had: the caller falls back to a full page load. */

@@ -3,7 +3,7 @@
 //   stale   (30 s ≤ age < 5 min) a navigation fetches again; a new intent prefetches again
 //   expired (age ≥ 5 min)       evicted
 // The cache is bounded: adding beyond the limit evicts the oldest entry.
-import { PREFETCH_EXPIRE_MS, PREFETCH_FRESH_MS, PREFETCH_MAX_ENTRIES } from '../../framework/timing.ts';
+import { PREFETCH_EXPIRE_MS, PREFETCH_FRESH_MS, PREFETCH_MAX_ENTRIES } from '../../framework/shared/timing.ts';
 
 export interface CacheEntry<T> {
   /** The route ids whose loader data the entry holds. */

@@ -2,9 +2,9 @@
 // the target's page data goes through a queue (at most 5 requests at once) into the prefetch cache, and the target
 // route's code chunk is warmed. Nothing is prefetched when the user asked to save data.
 import { type DataRouter, matchRoutes, type RouteObject } from 'react-router';
-import type { PageData } from '../../framework/page-data-protocol.ts';
-import type { RouteEntry } from '../../framework/route-entry.ts';
-import { PREFETCH_CONCURRENCY, PREFETCH_INTENT_DELAY_MS } from '../../framework/timing.ts';
+import type { PageData } from '../../framework/shared/page-data-protocol.ts';
+import type { RouteEntry } from '../../framework/shared/route-entry.ts';
+import { PREFETCH_CONCURRENCY, PREFETCH_INTENT_DELAY_MS } from '../../framework/shared/timing.ts';
 import type { PrefetchSource } from './data-strategy.ts';
 import type { RouteCode } from './lazy-route.ts';
 import { fetchPageData } from './page-data-client.ts';

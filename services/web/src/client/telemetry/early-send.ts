@@ -3,8 +3,8 @@
 // through the tunnel, as envelopes like the SDK's: each error with the breadcrumbs recorded before it, and the page's
 // session. Part of the entry chunk, so small and without SDK code; the SDK continues the same session later.
 import { ignoreErrors } from '@app/telemetry-rules';
-import type { ClientConfig } from '../../framework/client-config.ts';
-import type { EarlyBreadcrumb } from '../../framework/early-errors.ts';
+import type { ClientConfig } from '../../framework/shared/client-config.ts';
+import type { EarlyBreadcrumb } from '../../framework/shared/early-errors.ts';
 
 declare const __SENTRY_SDK_VERSION__: string;
 

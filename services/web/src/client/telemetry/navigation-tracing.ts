@@ -4,7 +4,7 @@
 // for them landed there. Here the span is active before the first request, so both join the navigation's trace.
 import { getClient, type Span, spanToJSON, startBrowserTracingNavigationSpan } from '@sentry/react';
 import { type DataRouter, type Location, matchRoutes } from 'react-router';
-import { patternOf } from '../../framework/route-pattern.ts';
+import { patternOf } from '../../framework/shared/route-pattern.ts';
 
 export function traceNavigations(router: DataRouter): void {
   const nameOf = (location: Location) => patternOf(matchRoutes(router.routes, location) ?? []);

@@ -2,7 +2,7 @@
 // error (telemetry.ts): nothing of it is on the critical path.
 // Set up late, it still reports the whole load: the pageload transaction starts at the navigation's time origin and
 // takes its spans and web vitals from the buffered performance timeline; errors and breadcrumbs from before are
-// taken from the inline queues (framework/early-errors.ts), and a session a page already sent without the SDK
+// taken from the inline queues (framework/shared/early-errors.ts), and a session a page already sent without the SDK
 // (early-send.ts) is continued rather than counted twice.
 import { type Breadcrumb, updateSession } from '@sentry/core';
 import {
@@ -15,8 +15,8 @@ import {
   wrapCreateBrowserRouter,
 } from '@sentry/react';
 import type { DataRouter } from 'react-router';
-import type { ClientConfig } from '../../framework/client-config.ts';
-import { stopEarlyCapture, takeEarlyErrors } from '../../framework/early-errors.ts';
+import type { ClientConfig } from '../../framework/shared/client-config.ts';
+import { stopEarlyCapture, takeEarlyErrors } from '../../framework/shared/early-errors.ts';
 import type { EarlySession, Report } from './early-send.ts';
 import { traceNavigations } from './navigation-tracing.ts';
 import { createSentryClient, initSentry, laterIntegrations } from './sentry.ts';

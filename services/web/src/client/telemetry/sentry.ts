@@ -27,8 +27,8 @@ import {
 } from '@sentry/react';
 import { version as reactVersion, useEffect } from 'react';
 import { createRoutesFromChildren, matchRoutes, useLocation, useNavigationType } from 'react-router';
-import type { ClientConfig } from '../../framework/client-config.ts';
-import { TRACING } from '../../framework/timing.ts';
+import type { ClientConfig } from '../../framework/shared/client-config.ts';
+import { TRACING } from '../../framework/shared/timing.ts';
 import { cultureContextIntegration } from './culture-context.ts';
 import { trackPageSession } from './page-session.ts';
 
@@ -53,7 +53,7 @@ const transportMadeAtStart = (options: Parameters<typeof makeFetchTransport>[0])
  * Set up in slices (sentry-sdk.ts): first the client is only made (options, transport: nothing of the page changes,
  * the inline recorders keep recording), then in the next slice it starts with what reports an error as it should
  * (handlers, filters, the event's context, the session) and what records the page (breadcrumbs, console: in the same
- * task as the global handlers, so the inline recorders of framework/early-errors.ts hand over without a gap), then
+ * task as the global handlers, so the inline recorders of framework/shared/early-errors.ts hand over without a gap), then
  * tracing.
  */
 export function createSentryClient(config: ClientConfig['sentry']): BrowserClient | undefined {

@@ -1,11 +1,11 @@
 // What the entry chunk knows of Sentry: a queue. The SDK (sentry-sdk.ts, ~45 KB gzip) is imported once the page has
 // loaded and the browser is idle, and set up in idle slices (idle.ts); at once at the page's first error (as Sentry's
 // Loader Script does) or first navigation. Until then reports wait here, uncaught errors and breadcrumbs in the inline
-// queue of framework/early-errors.ts; a page hidden before the SDK is there sends them without it (early-send.ts).
+// queue of framework/shared/early-errors.ts; a page hidden before the SDK is there sends them without it (early-send.ts).
 // Which errors crash the session (the client error screen) and which are handled: decision 014.
 import type { DataRouter } from 'react-router';
-import type { ClientConfig } from '../../framework/client-config.ts';
-import { stopEarlyCapture, takeEarlyErrors } from '../../framework/early-errors.ts';
+import type { ClientConfig } from '../../framework/shared/client-config.ts';
+import { stopEarlyCapture, takeEarlyErrors } from '../../framework/shared/early-errors.ts';
 import { afterLoad, idleSlices as slices } from '../idle.ts';
 import { type EarlySession, isIgnored, newSession, type Report, reportOfEvent, sendWithoutSdk } from './early-send.ts';
 

@@ -1,12 +1,12 @@
 // Page data: the client router's JSON for a navigation or a form it submitted (same URL + X-Page-Data: 1). One
 // JSON document, or JSON lines when loaders deferred parts (the page data first, then each part as it settles).
-import { keysOf, withoutPromises } from '../../framework/deferred-data.ts';
+import { keysOf, withoutPromises } from '../../framework/shared/deferred-data.ts';
 import {
   PAGE_DATA_HEADER,
   PAGE_DATA_VERSION,
   type PageData,
   serializeRouteError,
-} from '../../framework/page-data-protocol.ts';
+} from '../../framework/shared/page-data-protocol.ts';
 import { type DeferredPart, pageDataLines } from './deferred-parts.ts';
 import type { PageReply, PageRequest } from './page-io.ts';
 import { type Pages, type QueryResult, queryPage, settlePage } from './query.ts';

@@ -10,9 +10,9 @@ import {
   type StaticHandler,
   type StaticHandlerContext,
 } from 'react-router';
-import type { ClientConfig } from '../../framework/client-config.ts';
-import { PAGE_DATA_ROUTES_HEADER, serverFailure } from '../../framework/page-data-protocol.ts';
-import { patternOf } from '../../framework/route-pattern.ts';
+import type { ClientConfig } from '../../framework/shared/client-config.ts';
+import { PAGE_DATA_ROUTES_HEADER, serverFailure } from '../../framework/shared/page-data-protocol.ts';
+import { patternOf } from '../../framework/shared/route-pattern.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Assets } from './assets.ts';
 import { type DeferredPart, prepareDeferred } from './deferred-parts.ts';

@@ -6,7 +6,7 @@
 
 /** At most this many early errors are kept: a page that keeps throwing must not grow the queue without limit. */
 const EARLY_ERRORS_MAX = 30;
-/** The last this many breadcrumbs are kept, as the SDK keeps them (maxBreadcrumbs, framework/timing.ts). */
+/** The last this many breadcrumbs are kept, as the SDK keeps them (maxBreadcrumbs, framework/shared/timing.ts). */
 const EARLY_BREADCRUMBS_MAX = 100;
 
 /** A breadcrumb in the SDK's shape; `timestamp` in seconds since the epoch. */

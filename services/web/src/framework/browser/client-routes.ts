@@ -1,7 +1,7 @@
 // The browser's routes from the route table, each view's code loaded only when a navigation needs it.
 import type { RouteObject } from 'react-router';
-import { RouteErrorBoundary } from './error-screens.tsx';
-import { type RouteEntry, type RouteHandle, type RouteView, viewHandle } from './route-entry.ts';
+import { RouteErrorBoundary } from '../shared/error-screens.tsx';
+import { type RouteEntry, type RouteHandle, type RouteView, viewHandle } from '../shared/route-entry.ts';
 
 /** Wraps a dynamic import (for the route-code timeout and full-load fallback, see client/navigation/lazy-route.ts). */
 export type LoadView = (entry: RouteEntry) => Promise<RouteView>;

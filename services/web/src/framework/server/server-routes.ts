@@ -1,6 +1,6 @@
 // The server's routes from the route table, checked against the handlers at startup.
 import type { RouteObject } from 'react-router';
-import { RouteErrorBoundary } from './error-screens.tsx';
+import { RouteErrorBoundary } from '../shared/error-screens.tsx';
 import {
   flattenRoutes,
   type RouteEntry,
@@ -9,7 +9,7 @@ import {
   type ViewModules,
   viewHandle,
   viewLoader,
-} from './route-entry.ts';
+} from '../shared/route-entry.ts';
 
 /**
  * Server routes from the route table: views imported up front (the server renders synchronously), the real loader
