@@ -90,14 +90,14 @@ describe('route code timeout', () => {
     // The chunk's first request is never answered; the full page load's own request for it is.
     let held = false;
     await page.route(
-      (url: URL) => url.pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      (url: URL) => url.pathname === chunkPath('src/app/routes/catalog/view.tsx'),
       async (route) => {
         if (held) return route.continue();
         held = true;
       },
     );
     const chunkAsked = page.waitForRequest(
-      (request) => new URL(request.url()).pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      (request) => new URL(request.url()).pathname === chunkPath('src/app/routes/catalog/view.tsx'),
     );
     await clickLink('/catalog');
     await chunkAsked;

@@ -34,7 +34,7 @@ describe('documents and page data from one URL', () => {
     expect(res.body).toContain('window.__staticRouterHydrationData');
     // The matched routes' code is preloaded, like the entry at low priority: none of it is needed for the first paint.
     expect(res.body).toMatch(
-      /<link rel="modulepreload" href="\/assets\/catalog_list_view_tsx.js" nonce="[0-9a-f]{32}" fetchpriority="low">/,
+      /<link rel="modulepreload" href="\/assets\/routes_catalog_view_tsx.js" nonce="[0-9a-f]{32}" fetchpriority="low">/,
     );
     expect(res.body).toContain('src="/assets/entry.js" fetchpriority="low"></script>');
   });

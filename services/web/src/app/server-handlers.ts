@@ -1,9 +1,9 @@
 // Loaders and actions, by route id. Server-only: never imported by the browser bundle.
 import type { ServerHandlers } from '../framework/shared/route-entry.ts';
-import { catalogListLoader, createCatalogItemLoader } from './catalog/catalog.server.ts';
-import { createDiagnosticsLoader } from './diagnostics/diagnostics.server.ts';
-import { notFoundLoader } from './not-found.server.ts';
 import { createPreferencesAction, preferencesLoader, rootLoader } from './preferences/preferences.server.ts';
+import { notFoundLoader } from './routes/$/loader.server.ts';
+import { catalogListLoader, createCatalogItemLoader } from './routes/catalog/loader.server.ts';
+import { createDiagnosticsLoader } from './routes/diagnostics.$failure/loader.server.ts';
 
 /** What the handlers take from the service's configuration. */
 export interface HandlerSettings {

@@ -1,8 +1,8 @@
 // The layout around every page: header, navigation and the theme from the visitor's preferences.
 import { NavLink, Outlet, ScrollRestoration, useLoaderData } from 'react-router';
-import { NavigationEffects } from '../framework/shared/navigation-effects.tsx';
-import type { RootData } from './preferences/preferences.server.ts';
-import { APP_NAME } from './route-table.ts';
+import { NavigationEffects } from '../../framework/shared/navigation-effects.tsx';
+import type { RootData } from '../preferences/preferences.server.ts';
+import { APP_NAME } from '../route-table.ts';
 
 export function Component() {
   const { preferences } = useLoaderData() as RootData;

@@ -1,8 +1,8 @@
 // One catalog item's page, its related items streamed in when they are ready.
 import { Link, useLoaderData } from 'react-router';
-import { Deferred } from '../../framework/shared/deferred-view.tsx';
-import type { CatalogItemData } from './catalog.ts';
-import { formatPrice } from './format.ts';
+import { Deferred } from '../../../framework/shared/deferred-view.tsx';
+import type { CatalogItemData } from '../../catalog/catalog.ts';
+import { formatPrice } from '../../catalog/format.ts';
 
 export function Component() {
   const { item, related } = useLoaderData() as CatalogItemData;

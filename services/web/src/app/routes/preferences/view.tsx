@@ -1,7 +1,7 @@
 // The preferences form: shows the saved values, or what was sent back with its errors.
 import { Form, useActionData, useLoaderData, useNavigation } from 'react-router';
-import type { PreferencesActionData, PreferencesData } from './preferences.server.ts';
-import { LIMITS } from './preferences.ts';
+import type { PreferencesActionData, PreferencesData } from '../../preferences/preferences.server.ts';
+import { LIMITS } from '../../preferences/preferences.ts';
 
 export function Component() {
   const { preferences, saved } = useLoaderData() as PreferencesData;

@@ -1,8 +1,6 @@
 // The catalog's loaders: a page of search results and one item with its related items deferred.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoaderFunctionArgs } from 'react-router';
-import { readPreferences } from '../preferences/preferences.server.ts';
-import { notFound, redirect } from '../signals.ts';
 import {
   type CatalogItemData,
   type CatalogPage,
@@ -12,7 +10,9 @@ import {
   movedTo,
   relatedItems,
   searchCatalog,
-} from './catalog.ts';
+} from '../../catalog/catalog.ts';
+import { readPreferences } from '../../preferences/preferences.server.ts';
+import { notFound, redirect } from '../../signals.ts';
 
 function positiveInt(value: string | null, fallback: number, max: number): number {
   const n = value === null ? Number.NaN : Number(value);

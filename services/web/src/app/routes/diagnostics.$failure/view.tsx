@@ -1,9 +1,9 @@
 // The diagnostics page: renders or throws the failure its URL names, so tests can watch errors reach Sentry.
 import { useState } from 'react';
 import { Link, useLoaderData } from 'react-router';
-import { Deferred } from '../../framework/shared/deferred-view.tsx';
+import { Deferred } from '../../../framework/shared/deferred-view.tsx';
 import { FAILURES } from './deliberate-failures.ts';
-import type { DiagnosticsData } from './diagnostics.server.ts';
+import type { DiagnosticsData } from './loader.server.ts';
 
 export function Component() {
   const { failure, deferred } = useLoaderData() as DiagnosticsData;

@@ -1,8 +1,8 @@
 // The catalog's list page: search box, results and paging links that work without JavaScript.
 import { Form, Link, useLoaderData, useNavigation } from 'react-router';
-import { useListLinks } from '../../framework/shared/list-links.ts';
-import type { CatalogPage } from './catalog.ts';
-import { formatPrice } from './format.ts';
+import { useListLinks } from '../../../framework/shared/list-links.ts';
+import type { CatalogPage } from '../../catalog/catalog.ts';
+import { formatPrice } from '../../catalog/format.ts';
 
 function pageHref(page: CatalogPage, to: number): string {
   const search = new URLSearchParams();

@@ -1,7 +1,7 @@
 // The diagnostics loader: fails on purpose in the way the URL names (throw, status, deferred error) for the tests.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { data, type LoaderFunctionArgs } from 'react-router';
-import { notFound } from '../signals.ts';
+import { notFound } from '../../signals.ts';
 
 import { FAILURES, type Failure } from './deliberate-failures.ts';
 
