@@ -107,7 +107,7 @@ describe('client navigation', () => {
     expect(new URL(request?.url() ?? '').pathname).toBe('/catalog/brisk-lamp');
     expect(request?.method()).toBe('GET');
     // Only the loader that must run: the layout's data does not change between these pages.
-    expect(request?.headers()['x-page-data-routes']).toBe('catalog-item');
+    expect(request?.headers()['x-page-data-routes']).toBe('catalog.$slug');
     expect(request?.headers().accept).toBe('application/json');
     expect(await page.title()).toBe('Brisk Lamp · Example Store');
     await expect

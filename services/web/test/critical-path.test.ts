@@ -5,17 +5,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetProblems, criticalPaths, routeViewChains } from '../build/critical-path.ts';
-import type { RouteEntry } from '../src/framework/shared/route-entry.ts';
+import { budgetProblems, criticalPaths, routeViewChains, type ViewTree } from '../build/critical-path.ts';
 
-const table: RouteEntry[] = [
+const table: ViewTree[] = [
   {
     id: 'root',
-    path: '/',
     view: 'layout.tsx',
     children: [
-      { id: 'home', index: true, view: 'home.tsx' },
-      { id: 'big', path: 'big', view: 'big.tsx' },
+      { id: 'home', view: 'home.tsx' },
+      { id: 'big', view: 'big.tsx' },
     ],
   },
 ];

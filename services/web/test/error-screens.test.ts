@@ -31,9 +31,13 @@ describe('failures without a digest', () => {
   });
 
   it('sends them in page data as route errors with no digest', async () => {
-    const res = await web.app.inject({ url: '/diagnostics/unavailable', headers: pageData('diagnostics') });
+    const res = await web.app.inject({ url: '/diagnostics/unavailable', headers: pageData('diagnostics.$failure') });
     expect(res.statusCode).toBe(503);
-    expect(res.json().errors.diagnostics).toEqual({ status: 503, statusText: 'Service Unavailable', data: null });
+    expect(res.json().errors['diagnostics.$failure']).toEqual({
+      status: 503,
+      statusText: 'Service Unavailable',
+      data: null,
+    });
   });
 });
 

@@ -11,9 +11,8 @@ import {
   type RouteObject,
 } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
-import { routeTable, views } from '../app/route-table.ts';
 import '../app/styles.css';
-import { buildClientRoutes } from '../framework/browser/client-routes.ts';
+import { buildClientRoutes, clientRouteTable, clientViews } from '../framework/browser/client-routes.ts';
 import { readClientConfig } from '../framework/shared/client-config.ts';
 import { ErrorScreenShown } from '../framework/shared/error-screens.tsx';
 import { enabledRoutes, flattenRoutes } from '../framework/shared/route-entry.ts';
@@ -45,9 +44,9 @@ declare global {
 /** The page's settings, routes and prefetcher: made by start(), in a task after the modules' evaluation. */
 function prepare() {
   const config = readClientConfig(document);
-  const table = enabledRoutes(routeTable, config.diagnostics);
+  const table = enabledRoutes(clientRouteTable, config.diagnostics);
   const entries = new Map(flattenRoutes(table).map((entry) => [entry.id, entry]));
-  const routeCode = createRouteCode(views);
+  const routeCode = createRouteCode(clientViews);
   const routes = buildClientRoutes(table, (entry) => routeCode.load(entry));
   const prefetcher = createPrefetcher({ routes, entries, routeCode });
   return { config, routeCode, routes, prefetcher };

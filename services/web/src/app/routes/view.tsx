@@ -1,8 +1,8 @@
 // The layout around every page: header, navigation and the theme from the visitor's preferences.
 import { NavLink, Outlet, ScrollRestoration, useLoaderData } from 'react-router';
 import { NavigationEffects } from '../../framework/shared/navigation-effects.tsx';
-import type { RootData } from '../preferences/preferences.server.ts';
-import { APP_NAME } from '../route-table.ts';
+import { APP_NAME } from '../site.ts';
+import type { RootData } from './loader.server.ts';
 
 export function Component() {
   const { preferences } = useLoaderData() as RootData;
@@ -30,7 +30,3 @@ export function Component() {
     </div>
   );
 }
-
-export const title = () => APP_NAME;
-export const description = () =>
-  'An example shop: a catalog of lamps, chairs and other things, rendered on the server.';

@@ -1,50 +1,57 @@
-// The server's routes from the route table, checked against the handlers at startup.
+// The server's routes, found in src/app/routes/ (framework/shared/route-folders.ts has the convention): views,
+// loaders and actions imported by the build, so a route is one folder and there is nothing to keep in step.
 import type { RouteObject } from 'react-router';
 import { RouteErrorBoundary } from '../shared/error-screens.tsx';
 import {
-  flattenRoutes,
+  metaHandle,
   type RouteEntry,
-  type RouteHandle,
+  type RouteMeta,
+  type RouteView,
   type ServerHandlers,
   type ViewModules,
-  viewHandle,
   viewLoader,
 } from '../shared/route-entry.ts';
+import { findRoutes } from '../shared/route-folders.ts';
 
-/**
- * Server routes from the route table: views imported up front (the server renders synchronously), the real loader
- * and action attached by id. Throws at startup when the table and the handlers disagree, so a missing loader is a
- * failed deploy rather than a page that silently has no data.
- */
+export const {
+  table: serverRouteTable,
+  views: serverViews,
+  handlers: serverHandlers,
+} = findRoutes({
+  views: import.meta.glob<RouteView>('../../app/routes/**/view.tsx'),
+  metas: import.meta.glob<RouteMeta>('../../app/routes/**/meta.ts', { eager: true }),
+  loaders: import.meta.glob<{ loader?: unknown }>('../../app/routes/**/loader.server.ts', { eager: true }),
+  actions: import.meta.glob<{ action?: unknown }>('../../app/routes/**/action.server.ts', { eager: true }),
+});
+
+/** A route file that exists but exports nothing under the expected name: a failed deploy, not a page without data. */
+function handlersOf(entry: RouteEntry, handlers: ReadonlyMap<string, ServerHandlers>): ServerHandlers {
+  const own = handlers.get(entry.id) ?? {};
+  for (const kind of ['loader', 'action'] as const) {
+    if (entry[kind] && typeof own[kind] !== 'function') {
+      throw new Error(
+        `routes/${entry.folder ? `${entry.folder}/` : ''}${kind}.server.ts exports no function "${kind}"`,
+      );
+    }
+  }
+  return own;
+}
+
+/** Server routes: views imported up front (the server renders synchronously), the folder's loader and action. */
 export async function buildServerRoutes(
   table: RouteEntry[],
-  views: ViewModules,
-  handlers: Record<string, ServerHandlers>,
+  views: ViewModules = serverViews,
+  handlers: ReadonlyMap<string, ServerHandlers> = serverHandlers,
 ): Promise<RouteObject[]> {
-  const ids = new Set(flattenRoutes(table).map((entry) => entry.id));
-  for (const id of Object.keys(handlers)) {
-    if (!ids.has(id)) throw new Error(`server handlers name route "${id}", which is not in the route table`);
-  }
   const build = async (entry: RouteEntry): Promise<RouteObject> => {
-    const own = handlers[entry.id] ?? {};
-    for (const kind of ['loader', 'action'] as const) {
-      if (Boolean(entry[kind]) !== Boolean(own[kind])) {
-        throw new Error(
-          `route "${entry.id}": the table says ${kind}=${Boolean(entry[kind])} but the handlers disagree`,
-        );
-      }
-    }
+    const own = handlersOf(entry, handlers);
     const view = await viewLoader(views, entry)();
-    const handle: RouteHandle = {
-      ...viewHandle(view),
-      ...(entry.cookies ? { cookies: entry.cookies } : {}),
-    };
     const children = entry.children ? await Promise.all(entry.children.map(build)) : undefined;
     const common = {
       id: entry.id,
       Component: view.Component,
       ErrorBoundary: RouteErrorBoundary,
-      handle,
+      handle: metaHandle(entry.meta),
       ...(own.loader ? { loader: own.loader } : {}),
       ...(own.action ? { action: own.action } : {}),
     };

@@ -6,6 +6,7 @@ import {
   isRouteErrorResponse,
   matchRoutes,
   type RouteObject,
+  type RouterContext,
   RouterContextProvider,
   type StaticHandler,
   type StaticHandlerContext,
@@ -21,6 +22,8 @@ import type { PageReply, PageRequest } from './page-io.ts';
 
 export interface PagesOptions {
   routes: RouteObject[];
+  /** Values every loader and action finds in its `context` (copied into each request's). */
+  context?: ReadonlyMap<RouterContext, unknown>;
   /** Route id → its view module (for preloads). */
   viewModules: Map<string, string>;
   assets: Assets;
@@ -101,7 +104,7 @@ export async function queryPage(
   });
 
   const result = await pages.handler.query(request, {
-    requestContext: new RouterContextProvider(),
+    requestContext: new RouterContextProvider(pages.options.context as Map<RouterContext, unknown> | undefined),
     skipLoaderErrorBubbling: pageData,
     skipRevalidation: pageData && isPost,
     ...(routeIds && pageData ? { filterMatchesToLoad: (m) => routeIds.includes(m.route.id) } : {}),
@@ -166,7 +169,7 @@ function parseRouteIds(header: string | string[] | undefined): string[] | undefi
   if (header === undefined) return undefined;
   if (Array.isArray(header)) return 'invalid';
   const ids = header.split(',').map((id) => id.trim());
-  if (ids.length > MAX_ROUTE_IDS || ids.some((id) => !/^[\w-]{1,64}$/.test(id))) return 'invalid';
+  if (ids.length > MAX_ROUTE_IDS || ids.some((id) => !/^[\w.$/-]{1,64}$/.test(id))) return 'invalid';
   return ids;
 }
 

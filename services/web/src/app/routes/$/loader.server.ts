@@ -2,6 +2,6 @@
 import { notFound } from '../../signals.ts';
 
 /** Any unknown URL: the same 404 view, inside the layout. */
-export function notFoundLoader(): never {
+export function loader(): never {
   notFound();
 }

@@ -4,5 +4,3 @@ import { NotFoundScreen } from '../../../framework/shared/error-screens.tsx';
 export function Component() {
   return <NotFoundScreen />;
 }
-
-export const title = () => 'Page not found';

@@ -23,6 +23,3 @@ export function Component() {
     </>
   );
 }
-
-export const title = () => 'Home · Example Store';
-export const description = () => 'Browse the Example Store catalog and set your display preferences.';

@@ -37,6 +37,3 @@ export function Component() {
     </article>
   );
 }
-
-export const title = ({ item }: CatalogItemData) => `${item.name} · Example Store`;
-export const description = ({ item }: CatalogItemData) => `${item.name}: ${item.description}`.slice(0, 160);

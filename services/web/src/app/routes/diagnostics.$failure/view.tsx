@@ -64,5 +64,3 @@ export function Component() {
     </>
   );
 }
-
-export const title = (data: DiagnosticsData) => `Diagnostics: ${data.failure} · Example Store`;

@@ -1,7 +1,8 @@
 // The preferences form: shows the saved values, or what was sent back with its errors.
 import { Form, useActionData, useLoaderData, useNavigation } from 'react-router';
-import type { PreferencesActionData, PreferencesData } from '../../preferences/preferences.server.ts';
 import { LIMITS } from '../../preferences/preferences.ts';
+import type { PreferencesActionData } from './action.server.ts';
+import type { PreferencesData } from './loader.server.ts';
 
 export function Component() {
   const { preferences, saved } = useLoaderData() as PreferencesData;
@@ -80,6 +81,3 @@ function TextField(props: {
     </div>
   );
 }
-
-export const title = () => 'Preferences · Example Store';
-export const description = () => 'Choose your display name, theme and catalog page size at the Example Store.';
