@@ -17,4 +17,4 @@ export function chunkPath(module: string): string {
 }
 
 /** The lazily loaded Sentry SDK's chunk. */
-export const sdkChunkPath = () => chunkPath('src/client/sentry-sdk.ts');
+export const sdkChunkPath = () => chunkPath('src/client/telemetry/sentry-sdk.ts');

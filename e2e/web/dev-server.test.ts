@@ -40,7 +40,7 @@ describe('web dev server', () => {
     expect(await page.textContent('main h1')).toBe('Welcome');
     await markDocument(page);
 
-    const view = `${copy}src/app/home.tsx`;
+    const view = `${copy}src/app/routes/_index/view.tsx`;
     writeFileSync(view, readFileSync(view, 'utf8').replace('<h1>Welcome</h1>', '<h1>Welcome, edited</h1>'));
     await expect.poll(() => page.textContent('main h1'), { timeout: 20_000 }).toBe('Welcome, edited');
     expect(await isSameDocument(page)).toBe(true);
@@ -54,7 +54,7 @@ describe('web dev server', () => {
     await waitForHydration(page);
     await markDocument(page);
     // Browser-only code that is no component (server-side modules need a restart of the dev server: see docs/configuration.md).
-    const helper = `${copy}src/client/prefetch.ts`;
+    const helper = `${copy}src/client/navigation/prefetch.ts`;
     writeFileSync(helper, `${readFileSync(helper, 'utf8')}\n// edited by the dev-server test\n`);
     await expect.poll(() => isSameDocument(page).catch(() => true), { timeout: 20_000 }).toBe(false);
     await waitForHydration(page);

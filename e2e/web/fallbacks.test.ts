@@ -42,7 +42,7 @@ describe('a route chunk that fails during a client navigation', () => {
     let failed = 0;
     // Only the navigation's own import fails; the full load that follows may fetch the chunk again.
     await page.route(
-      (url: URL) => url.pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      (url: URL) => url.pathname === chunkPath('src/app/routes/catalog/view.tsx'),
       (route) => (failed++ === 0 ? fail(route) : route.continue()),
     );
     const documents: string[] = [];

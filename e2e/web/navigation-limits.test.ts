@@ -9,7 +9,7 @@ import { isSameDocument, markDocument, waitForHydration } from '../support/brows
 import { webSuite } from '../support/web.ts';
 import { chunkPath } from '../support/web-assets.ts';
 
-/** The specification's values, written out here so that a change to framework/timing.ts fails a test. */
+/** The specification's values, written out here so that a change to framework/shared/timing.ts fails a test. */
 const SPEC = { prefetchFreshMs: 30_000, prefetchExpireMs: 5 * 60_000, routeCodeTimeoutMs: 3_800 };
 
 const suite = webSuite({ DIAGNOSTICS: '1' });
@@ -90,14 +90,14 @@ describe('route code timeout', () => {
     // The chunk's first request is never answered; the full page load's own request for it is.
     let held = false;
     await page.route(
-      (url: URL) => url.pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      (url: URL) => url.pathname === chunkPath('src/app/routes/catalog/view.tsx'),
       async (route) => {
         if (held) return route.continue();
         held = true;
       },
     );
     const chunkAsked = page.waitForRequest(
-      (request) => new URL(request.url()).pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      (request) => new URL(request.url()).pathname === chunkPath('src/app/routes/catalog/view.tsx'),
     );
     await clickLink('/catalog');
     await chunkAsked;

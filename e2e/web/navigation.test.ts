@@ -107,7 +107,7 @@ describe('client navigation', () => {
     expect(new URL(request?.url() ?? '').pathname).toBe('/catalog/brisk-lamp');
     expect(request?.method()).toBe('GET');
     // Only the loader that must run: the layout's data does not change between these pages.
-    expect(request?.headers()['x-page-data-routes']).toBe('catalog-item');
+    expect(request?.headers()['x-page-data-routes']).toBe('catalog.$slug');
     expect(request?.headers().accept).toBe('application/json');
     expect(await page.title()).toBe('Brisk Lamp · Example Store');
     await expect
@@ -207,7 +207,7 @@ describe('fallbacks to a full page load', () => {
     await open('/');
     let delayed = 0;
     await page.route(
-      (url: URL) => url.pathname === chunkPath('src/app/catalog/list-view.tsx'),
+      (url: URL) => url.pathname === chunkPath('src/app/routes/catalog/view.tsx'),
       async (route) => {
         if (delayed++ === 0) await new Promise((r) => setTimeout(r, 6_000));
         await route.continue().catch(() => {});
@@ -231,7 +231,7 @@ describe('initial load without route code', () => {
       if (request.resourceType() === 'document') documents++;
     });
     await page.route(
-      (url: URL) => url.pathname === chunkPath('src/app/catalog/item-view.tsx'),
+      (url: URL) => url.pathname === chunkPath('src/app/routes/catalog.$slug/view.tsx'),
       (route) => route.abort(),
     );
     await page.goto(`${web.url}/catalog/amber-lamp`);

@@ -194,7 +194,7 @@ describe('an error thrown in Chromium', () => {
       line: top?.lineno ?? 0,
       column: (top?.colno ?? 1) - 1,
     });
-    const viewFile = 'services/web/src/app/diagnostics/diagnostics-view.tsx';
+    const viewFile = 'services/web/src/app/routes/diagnostics.$failure/view.tsx';
     const throwLine =
       readFileSync(join(repo, viewFile), 'utf8')
         .split('\n')

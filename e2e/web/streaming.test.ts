@@ -183,7 +183,8 @@ describe('a deferred part that fails', () => {
     else await waitForHydration(page);
     const envelope = await suite.capture.waitFor((e) => itemOf(e, 'event')?.event_id === id, 20_000);
     expect(exceptionValue(itemOf(envelope, 'event'))).toContain('diagnostics: deferred failure');
-    expect(suite.web.logs.some((line) => line.digest === id && line.where === 'diagnostics.deferred')).toBe(true);
+    const where = 'diagnostics.$failure.deferred'; // <route id>.<key>
+    expect(suite.web.logs.some((line) => line.digest === id && line.where === where)).toBe(true);
     expect(seen.errors.filter((e) => !/status of 500/.test(e))).toEqual([]);
     await screenshot(page, `deferred-failure-${client ? 'client' : 'document'}`);
   });

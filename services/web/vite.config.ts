@@ -3,6 +3,7 @@ import { dirname, relative, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { precompress } from './build/precompress.ts';
+import { serverOnlyModules } from './build/server-only.ts';
 import { debugIdSourcemaps } from './build/sourcemaps.ts';
 
 const repositoryRoot = resolve(import.meta.dirname, '../..');
@@ -13,9 +14,12 @@ const sentryVersion = createRequire(import.meta.url)('@sentry/core/package.json'
 // instrument.js for `node --import`).
 export default defineConfig(({ isSsrBuild }) => ({
   // The browser build also writes .br and .gz beside each asset (served as they are, see server/http/static-assets.ts).
-  plugins: isSsrBuild ? [react()] : [react(), debugIdSourcemaps(), precompress()],
+  // serverOnlyModules empties *.server.ts for the browser only (also in the dev server, which serves both sides).
+  plugins: isSsrBuild
+    ? [serverOnlyModules(), react()]
+    : [serverOnlyModules(), react(), debugIdSourcemaps(), precompress()],
   // Sentry's documented tree-shaking flags: no debug logging code in the bundle. The SDK's version for the envelopes
-  // a page sends without it (client/early-send.ts), so the entry needs none of its code.
+  // a page sends without it (client/telemetry/early-send.ts), so the entry needs none of its code.
   define: { __SENTRY_DEBUG__: 'false', __SENTRY_SDK_VERSION__: JSON.stringify(sentryVersion) },
   build: isSsrBuild
     ? {

@@ -7,22 +7,16 @@ import { createServer } from 'node:http';
 import { Writable } from 'node:stream';
 import { renderToPipeableStream, renderToString } from 'react-dom/server';
 import { createStaticHandler, createStaticRouter, RouterContextProvider, StaticRouterProvider } from 'react-router';
-import { routeTable, views } from '../src/app/route-table.ts';
-import { createServerHandlers } from '../src/app/server-handlers.ts';
-import { enabledRoutes } from '../src/framework/route-entry.ts';
-import { buildServerRoutes } from '../src/framework/server-routes.ts';
+import { routeSettings } from '../src/app/settings.ts';
+import { buildServerRoutes, serverRouteTable } from '../src/framework/server/server-routes.ts';
+import { enabledRoutes } from '../src/framework/shared/route-entry.ts';
 
 const mode = process.env.RENDER === 'string' ? 'string' : 'stream';
 const perRequest = process.env.CONTEXT === 'per-request';
-const table = enabledRoutes(routeTable, false);
-const handlers = Object.fromEntries(
-  Object.entries(createServerHandlers({ relatedDelayMs: 0, secureCookies: true })).filter(
-    ([id]) => id !== 'diagnostics',
-  ),
-);
-const handler = createStaticHandler(await buildServerRoutes(table, views, handlers));
+const handler = createStaticHandler(await buildServerRoutes(enabledRoutes(serverRouteTable, false)));
+const settings = new Map([[routeSettings, { relatedDelayMs: 0, secureCookies: true }]]);
 async function contextFor(url: string) {
-  const context = await handler.query(new Request(url), { requestContext: new RouterContextProvider() });
+  const context = await handler.query(new Request(url), { requestContext: new RouterContextProvider(settings) });
   if (context instanceof Response) throw new Error('unexpected redirect');
   return context;
 }

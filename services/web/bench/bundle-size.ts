@@ -36,7 +36,7 @@ const DEBUG_ID_SNIPPET = /^;!function\(\)\{try\{[^\n]*_sentryDebugIds[^\n]*\n/;
 const DEBUG_ID_COMMENT = /\n\/\/# debugId=[0-9a-f-]+\s*$/;
 const gzipBytes = (code: Buffer | string) => gzipSync(code, { level: 9 }).length;
 
-export function measureFirstLoad(views: string[] = ['layout.tsx', 'catalog/list-view.tsx']): SizeReport {
+export function measureFirstLoad(views: string[] = ['routes/view.tsx', 'routes/catalog/view.tsx']): SizeReport {
   const tmp = mkdtempSync(join(tmpdir(), 'web-size-'));
   const out = join(tmp, 'client');
   try {

@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   const peer: Peer | undefined = peerDir ? await startSsrRrPeer(peerDir, ['-c', '0']) : undefined;
   const startBare = (env: Record<string, string>) => startPinned(['dist/bench/bare.js'], env, /listening/);
   const fairness = await startFairnessRows(startBare, peerDir, capture, PAGE, PEER_PAGE);
-  const dataHeaders = { 'X-Page-Data': '1', 'X-Page-Data-Routes': 'root,catalog-list' };
+  const dataHeaders = { 'X-Page-Data': '1', 'X-Page-Data-Routes': 'root,catalog' };
   const servedBy = (server: { child: ChildProcess; port: number }, path = PAGE) => ({
     url: `http://127.0.0.1:${server.port}${path}`,
     pid: server.child.pid,

@@ -5,13 +5,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RouteEntry } from '../src/framework/route-entry.ts';
 import { assetsFromManifest } from '../src/server/pages/assets.ts';
 
 /** Issue 12's budget: first-load JavaScript, gzip, Sentry included. */
 export const FIRST_LOAD_BUDGET_BYTES = 120 * 1024;
-/** The lazy SDK's module (client/telemetry.ts imports it after the page's load). */
-export const SENTRY_SDK_MODULE = 'src/client/sentry-sdk.ts';
+/** The lazy SDK's module (client/telemetry/telemetry.ts imports it after the page's load). */
+export const SENTRY_SDK_MODULE = 'src/client/telemetry/sentry-sdk.ts';
+
+/** A route tree as far as preloads go: each route's view module (a path under src/app). */
+export interface ViewTree {
+  id: string;
+  view: string;
+  children?: ViewTree[];
+}
 
 export interface RouteCriticalPath {
   /** The route's id and the views matched when it is shown (ancestors first). */
@@ -24,7 +30,7 @@ export interface RouteCriticalPath {
 }
 
 /** Every route of the table with the views the server preloads for it: its own and its ancestors'. */
-export function routeViewChains(table: RouteEntry[], above: string[] = []): Array<{ route: string; views: string[] }> {
+export function routeViewChains(table: ViewTree[], above: string[] = []): Array<{ route: string; views: string[] }> {
   return table.flatMap((entry) => {
     const views = [...above, entry.view];
     return [{ route: entry.id, views }, ...routeViewChains(entry.children ?? [], views)];
@@ -45,7 +51,7 @@ function holdsSentryCode(sourcemapsDir: string, file: string): boolean {
  * The critical path of every route of `table` in the build at `clientDir` (dist/client: its .vite/manifest.json and
  * assets/), with the source maps in `sourcemapsDir` (dist/sourcemaps).
  */
-export function criticalPaths(clientDir: string, sourcemapsDir: string, table: RouteEntry[]): RouteCriticalPath[] {
+export function criticalPaths(clientDir: string, sourcemapsDir: string, table: ViewTree[]): RouteCriticalPath[] {
   const manifestPath = join(clientDir, '.vite/manifest.json');
   const assets = assetsFromManifest(manifestPath);
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, { file: string }>;

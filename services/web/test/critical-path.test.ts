@@ -5,17 +5,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetProblems, criticalPaths, routeViewChains } from '../build/critical-path.ts';
-import type { RouteEntry } from '../src/framework/route-entry.ts';
+import { budgetProblems, criticalPaths, routeViewChains, type ViewTree } from '../build/critical-path.ts';
 
-const table: RouteEntry[] = [
+const table: ViewTree[] = [
   {
     id: 'root',
-    path: '/',
     view: 'layout.tsx',
     children: [
-      { id: 'home', index: true, view: 'home.tsx' },
-      { id: 'big', path: 'big', view: 'big.tsx' },
+      { id: 'home', view: 'home.tsx' },
+      { id: 'big', view: 'big.tsx' },
     ],
   },
 ];
@@ -62,10 +60,10 @@ const base = (): Record<string, Chunk> => ({
     file: 'assets/entry.js',
     bytes: 60 * KB,
     imports: ['_vendor.js'],
-    dynamicImports: ['src/client/sentry-sdk.ts', 'src/app/layout.tsx', 'src/app/home.tsx', 'src/app/big.tsx'],
+    dynamicImports: ['src/client/telemetry/sentry-sdk.ts', 'src/app/layout.tsx', 'src/app/home.tsx', 'src/app/big.tsx'],
   },
   '_vendor.js': { file: 'assets/vendor.js', bytes: 40 * KB, sources: ['../../node_modules/react-dom/index.js'] },
-  'src/client/sentry-sdk.ts': {
+  'src/client/telemetry/sentry-sdk.ts': {
     file: 'assets/sentry-sdk.js',
     bytes: 45 * KB,
     imports: ['src/client/entry.tsx'],
@@ -119,7 +117,7 @@ describe('first-load budget', () => {
     chunks['src/client/entry.tsx'] = {
       ...(chunks['src/client/entry.tsx'] as Chunk),
       bytes: 10 * KB,
-      imports: ['_vendor.js', 'src/client/sentry-sdk.ts'],
+      imports: ['_vendor.js', 'src/client/telemetry/sentry-sdk.ts'],
     };
     const { problems } = check(chunks);
     expect(problems).toContain('home: Sentry SDK code on the critical path (/assets/sentry-sdk.js)');

@@ -12,12 +12,11 @@ import {
   isRouteErrorResponse,
 } from 'react-router';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { routeTable, views } from '../src/app/route-table.ts';
-import { createDataStrategy, type PrefetchSource } from '../src/client/data-strategy.ts';
-import { createRouteCode } from '../src/client/lazy-route.ts';
-import { createPrefetcher } from '../src/client/prefetch.ts';
-import { buildClientRoutes } from '../src/framework/client-routes.ts';
-import { enabledRoutes, flattenRoutes } from '../src/framework/route-entry.ts';
+import { createDataStrategy, type PrefetchSource } from '../src/client/navigation/data-strategy.ts';
+import { createRouteCode } from '../src/client/navigation/lazy-route.ts';
+import { createPrefetcher } from '../src/client/navigation/prefetch.ts';
+import { buildClientRoutes, clientRouteTable, clientViews } from '../src/framework/browser/client-routes.ts';
+import { enabledRoutes, flattenRoutes } from '../src/framework/shared/route-entry.ts';
 import type { WebApp } from '../src/server/app.ts';
 import { watchFullLoads } from './full-loads.ts';
 import { testApp } from './helpers.ts';
@@ -47,14 +46,14 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const table = enabledRoutes(routeTable, true);
+const table = enabledRoutes(clientRouteTable, true);
 const entries = new Map(flattenRoutes(table).map((entry) => [entry.id, entry]));
 
 /** The browser's router as start.tsx makes it, at `origin` (a memory history whose URLs are on that origin). */
 async function routerAt(origin: string, prefetched: PrefetchSource, beforeRequest?: () => Promise<unknown>) {
   const history: History = createMemoryHistory({ initialEntries: ['/'] });
   history.createURL = (to) => new URL(typeof to === 'string' ? to : createPath(to), origin);
-  const routeCode = createRouteCode(views);
+  const routeCode = createRouteCode(clientViews);
   const routes = buildClientRoutes(table, (entry) => routeCode.load(entry));
   const router: DataRouter = createRouter({
     routes,
@@ -73,8 +72,8 @@ describe('navigations', () => {
     const { router } = await routerAt(site, nothingPrefetched);
     expect(asked).toEqual(['GET / [root]']);
     await router.navigate('/catalog');
-    expect(asked).toEqual(['GET / [root]', 'GET /catalog [catalog-list]']);
-    const list = router.state.loaderData['catalog-list'] as { items: unknown[] };
+    expect(asked).toEqual(['GET / [root]', 'GET /catalog [catalog]']);
+    const list = router.state.loaderData.catalog as { items: unknown[] };
     expect(list.items.length).toBeGreaterThan(0);
     expect(router.state.loaderData.root).toBeDefined();
   });
@@ -82,7 +81,7 @@ describe('navigations', () => {
   it("put a route's error (a missing item) at that route, as a route error response", async () => {
     const { router } = await routerAt(site, nothingPrefetched);
     await router.navigate('/catalog/no-such-item');
-    const error = router.state.errors?.['catalog-item'];
+    const error = router.state.errors?.['catalog.$slug'];
     expect(isRouteErrorResponse(error) && error.status).toBe(404);
   });
 
@@ -91,12 +90,12 @@ describe('navigations', () => {
     await router.navigate('/catalog/old-amber-lamp');
     await vi.waitFor(() => expect(router.state.location.pathname).toBe('/catalog/amber-lamp'));
     await vi.waitFor(() => expect(router.state.navigation.state).toBe('idle'));
-    expect((router.state.loaderData['catalog-item'] as { item: { name: string } }).item.name).toBe('Amber Lamp');
+    expect((router.state.loaderData['catalog.$slug'] as { item: { name: string } }).item.name).toBe('Amber Lamp');
   });
 
   it('use a fresh prefetch without a request, and wait in beforeRequest only for requests of their own', async () => {
     vi.stubGlobal('window', { location: new URL(`${site}/`) });
-    const routeCode = createRouteCode(views);
+    const routeCode = createRouteCode(clientViews);
     const prefetcher = createPrefetcher({
       routes: buildClientRoutes(table, (entry) => routeCode.load(entry)),
       entries,
@@ -107,10 +106,10 @@ describe('navigations', () => {
       waits++;
     });
     prefetcher.prefetch(`${site}/catalog/amber-lamp`);
-    await vi.waitFor(() => expect(asked).toContain('GET /catalog/amber-lamp [root,catalog-item]'));
+    await vi.waitFor(() => expect(asked).toContain('GET /catalog/amber-lamp [root,catalog.$slug]'));
     await router.navigate('/catalog/amber-lamp');
-    expect((router.state.loaderData['catalog-item'] as { item: { name: string } }).item.name).toBe('Amber Lamp');
-    expect(asked).toEqual(['GET / [root]', 'GET /catalog/amber-lamp [root,catalog-item]']);
+    expect((router.state.loaderData['catalog.$slug'] as { item: { name: string } }).item.name).toBe('Amber Lamp');
+    expect(asked).toEqual(['GET / [root]', 'GET /catalog/amber-lamp [root,catalog.$slug]']);
     expect(waits).toBe(1); // the first load's request only
   });
 });
@@ -157,7 +156,7 @@ describe('an answer that is not page data', () => {
     const history: History = createMemoryHistory({ initialEntries: ['/catalog'] });
     const target = originOf(proxy);
     history.createURL = (to) => new URL(typeof to === 'string' ? to : createPath(to), target);
-    const routeCode = createRouteCode(views);
+    const routeCode = createRouteCode(clientViews);
     const router = createRouter({
       routes: buildClientRoutes(table, (entry) => routeCode.load(entry)),
       history,

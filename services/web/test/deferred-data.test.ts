@@ -25,12 +25,12 @@ describe('a document with a deferred part', () => {
     const h1 = body.indexOf('<h1>Amber Lamp</h1>');
     const fallback = body.indexOf('Loading related items…');
     const part = body.indexOf('data-testid="related-items"');
-    const data = body.indexOf('.push({"routeId":"catalog-item","key":"related","value":[');
+    const data = body.indexOf('.push({"routeId":"catalog.$slug","key":"related","value":[');
     expect(h1).toBeGreaterThan(0);
     expect(fallback).toBeGreaterThan(h1);
     expect(part).toBeGreaterThan(fallback);
     expect(data).toBeGreaterThan(fallback);
-    expect(body).toContain('<script type="application/json" id="deferred-keys">{"catalog-item":["related"]}</script>');
+    expect(body).toContain('<script type="application/json" id="deferred-keys">{"catalog.$slug":["related"]}</script>');
     // The same three items in the HTML and in the data, and all before the document's end.
     for (const name of ['Brisk Lamp', 'Cedar Lamp', 'Dune Lamp']) expect(body.slice(part)).toContain(name);
     expect(body.endsWith('</div></body></html>')).toBe(true);
@@ -52,25 +52,25 @@ describe('a document with a deferred part', () => {
 
 describe('page data with a deferred part', () => {
   it('streams JSON lines: the page data with the part left out, then the part', async () => {
-    const res = await app.inject({ url: '/catalog/amber-lamp', headers: pageData('catalog-item') });
+    const res = await app.inject({ url: '/catalog/amber-lamp', headers: pageData('catalog.$slug') });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
     expect(res.headers['x-page-data']).toBe('1');
     const [first, part, ...rest] = lines(res.body);
-    expect(first).toMatchObject({ kind: 'data', status: 200, deferred: { 'catalog-item': ['related'] } });
-    expect(first.loaderData['catalog-item'].item.name).toBe('Amber Lamp');
-    expect(first.loaderData['catalog-item'].related).toBeNull();
-    expect(part).toMatchObject({ routeId: 'catalog-item', key: 'related' });
+    expect(first).toMatchObject({ kind: 'data', status: 200, deferred: { 'catalog.$slug': ['related'] } });
+    expect(first.loaderData['catalog.$slug'].item.name).toBe('Amber Lamp');
+    expect(first.loaderData['catalog.$slug'].related).toBeNull();
+    expect(part).toMatchObject({ routeId: 'catalog.$slug', key: 'related' });
     expect(part.value.map((i: { name: string }) => i.name)).toEqual(['Brisk Lamp', 'Cedar Lamp', 'Dune Lamp']);
     expect(rest).toEqual([]);
   });
 
   it('sends a failed part as a route error with only a digest', async () => {
-    const res = await app.inject({ url: '/diagnostics/deferred-error', headers: pageData('diagnostics') });
+    const res = await app.inject({ url: '/diagnostics/deferred-error', headers: pageData('diagnostics.$failure') });
     const [first, part] = lines(res.body);
     expect(first.status).toBe(200);
     expect(part).toEqual({
-      routeId: 'diagnostics',
+      routeId: 'diagnostics.$failure',
       key: 'deferred',
       error: {
         status: 500,
@@ -82,7 +82,7 @@ describe('page data with a deferred part', () => {
   });
 
   it('answers page data without deferred parts as one JSON document', async () => {
-    const res = await app.inject({ url: '/catalog', headers: pageData('catalog-list') });
+    const res = await app.inject({ url: '/catalog', headers: pageData('catalog') });
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.json().deferred).toBeUndefined();
   });

@@ -31,7 +31,7 @@ describe('Cache-Control of documents (the back/forward cache keeps private, no-c
   });
 
   it('keeps page data and redirects no-store', async () => {
-    const data = await app.inject({ url: '/catalog', headers: pageData('root,catalog-list') });
+    const data = await app.inject({ url: '/catalog', headers: pageData('root,catalog') });
     expect(data.headers['cache-control']).toBe('no-store');
     const redirect = await app.inject({ url: '/catalog/old-amber-lamp' });
     expect(redirect.statusCode).toBe(301);

@@ -1,7 +1,7 @@
 // The screens of failures that carry no digest: a loader's own 500, a deliberate 503, and a failure outside the
 // page handler (Fastify's error handler, plain text). In Chromium, with axe: e2e/web/error-screens.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';
+import { SERVER_ERROR_TEXT } from '../src/framework/shared/page-data-protocol.ts';
 import { buildApp, type WebApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { fakeAssets, pageData } from './helpers.ts';
@@ -31,9 +31,13 @@ describe('failures without a digest', () => {
   });
 
   it('sends them in page data as route errors with no digest', async () => {
-    const res = await web.app.inject({ url: '/diagnostics/unavailable', headers: pageData('diagnostics') });
+    const res = await web.app.inject({ url: '/diagnostics/unavailable', headers: pageData('diagnostics.$failure') });
     expect(res.statusCode).toBe(503);
-    expect(res.json().errors.diagnostics).toEqual({ status: 503, statusText: 'Service Unavailable', data: null });
+    expect(res.json().errors['diagnostics.$failure']).toEqual({
+      status: 503,
+      statusText: 'Service Unavailable',
+      data: null,
+    });
   });
 });
 

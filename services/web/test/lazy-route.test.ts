@@ -2,14 +2,15 @@
 // exists a failure turns the navigation into a full page load of its target. The router is React Router's own.
 import { createMemoryRouter, type DataRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRouteCode, RouteCodeUnavailable } from '../src/client/lazy-route.ts';
-import { buildClientRoutes } from '../src/framework/client-routes.ts';
-import type { RouteEntry, RouteView, ViewModules } from '../src/framework/route-entry.ts';
+import { createRouteCode, RouteCodeUnavailable } from '../src/client/navigation/lazy-route.ts';
+import { buildClientRoutes } from '../src/framework/browser/client-routes.ts';
+import type { RouteEntry, RouteView, ViewModules } from '../src/framework/shared/route-entry.ts';
 import { watchFullLoads } from './full-loads.ts';
 
-const entry: RouteEntry = { id: 'item', path: 'item', view: 'item.tsx' };
+const entry: RouteEntry = { id: 'item', path: 'item', folder: 'item', view: 'item.tsx', meta: {} };
+const home: RouteEntry = { id: 'home', index: true, folder: '_index', view: 'home.tsx', meta: {} };
 const table: RouteEntry[] = [
-  { id: 'root', path: '/', view: 'root.tsx', children: [{ id: 'home', index: true, view: 'home.tsx' }, entry] },
+  { id: 'root', path: '/', folder: '', view: 'root.tsx', meta: {}, children: [home, entry] },
 ];
 const view: RouteView = { Component: () => null };
 
@@ -17,9 +18,9 @@ const view: RouteView = { Component: () => null };
 function viewsWith(arrive: (attempt: number) => Promise<RouteView>) {
   let attempts = 0;
   const views: ViewModules = {
-    './root.tsx': async () => view,
-    './home.tsx': async () => view,
-    './item.tsx': () => arrive(++attempts),
+    'root.tsx': async () => view,
+    'home.tsx': async () => view,
+    'item.tsx': () => arrive(++attempts),
   };
   return { views, attempts: () => attempts };
 }

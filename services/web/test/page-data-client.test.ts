@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPageData, PageDataUnavailable } from '../src/client/page-data-client.ts';
-import { PAGE_DATA_HEADER, PAGE_DATA_VERSION, type PageData } from '../src/framework/page-data-protocol.ts';
+import { fetchPageData, PageDataUnavailable } from '../src/client/navigation/page-data-client.ts';
+import { PAGE_DATA_HEADER, PAGE_DATA_VERSION, type PageData } from '../src/framework/shared/page-data-protocol.ts';
 import type { WebApp } from '../src/server/app.ts';
 import { testApp } from './helpers.ts';
 
@@ -50,17 +50,17 @@ const dataOf = (page: PageData) => {
 
 describe('fetchPageData against the service', () => {
   it("asks for the listed routes' data at the page's URL and returns it", async () => {
-    const page = dataOf(await fetchPageData(`${site}/catalog?q=lamp`, ['catalog-list']));
+    const page = dataOf(await fetchPageData(`${site}/catalog?q=lamp`, ['catalog']));
     expect(page.status).toBe(200);
-    expect(Object.keys(page.loaderData)).toEqual(['catalog-list']);
-    const { items } = page.loaderData['catalog-list'] as { items: Array<{ name: string }> };
+    expect(Object.keys(page.loaderData)).toEqual(['catalog']);
+    const { items } = page.loaderData.catalog as { items: Array<{ name: string }> };
     expect(items.length).toBeGreaterThan(0);
     expect(items.every((item) => item.name.includes('Lamp'))).toBe(true);
   });
 
   it('returns at once with the deferred parts as promises, settled when their lines arrive', async () => {
-    const page = dataOf(await fetchPageData(`${site}/catalog/amber-lamp`, ['catalog-item']));
-    const data = page.loaderData['catalog-item'] as { item: { name: string }; related: Promise<unknown[]> };
+    const page = dataOf(await fetchPageData(`${site}/catalog/amber-lamp`, ['catalog.$slug']));
+    const data = page.loaderData['catalog.$slug'] as { item: { name: string }; related: Promise<unknown[]> };
     expect(data.item.name).toBe('Amber Lamp');
     expect(data.related).toBeInstanceOf(Promise);
     const related = await data.related;
@@ -104,7 +104,7 @@ describe('fetchPageData when the answer is not page data', () => {
   it('passes an abort on as it is (the router cancelled the navigation), not as a reason to reload', async () => {
     const abort = new AbortController();
     abort.abort();
-    const failure = fetchPageData(`${site}/catalog`, ['catalog-list'], { signal: abort.signal });
+    const failure = fetchPageData(`${site}/catalog`, ['catalog'], { signal: abort.signal });
     await expect(failure).rejects.toMatchObject({ name: 'AbortError' });
     await expect(failure).rejects.not.toThrow(PageDataUnavailable);
   });

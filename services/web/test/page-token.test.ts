@@ -58,7 +58,7 @@ describe('pages with RELAY_PAGE_TOKEN_SECRET', () => {
 
 describe('the browser side', () => {
   it('keeps the newest token in the transport headers, and puts it in a beacon URL', async () => {
-    const { setPageToken, transportHeaders, withPageToken } = await import('../src/client/page-token.ts');
+    const { setPageToken, transportHeaders, withPageToken } = await import('../src/client/telemetry/page-token.ts');
     expect(withPageToken('/qpch63')).toBe('/qpch63');
     setPageToken('1800000600.abc');
     setPageToken(null); // a page-data answer without one keeps the last

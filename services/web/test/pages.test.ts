@@ -1,7 +1,7 @@
 // Documents and page data served from one URL: odd requests, signals, server failures and actions.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';
+import { SERVER_ERROR_TEXT } from '../src/framework/shared/page-data-protocol.ts';
 import { appForTest, pageData, testApp } from './helpers.ts';
 
 let app: FastifyInstance;
@@ -34,13 +34,13 @@ describe('documents and page data from one URL', () => {
     expect(res.body).toContain('window.__staticRouterHydrationData');
     // The matched routes' code is preloaded, like the entry at low priority: none of it is needed for the first paint.
     expect(res.body).toMatch(
-      /<link rel="modulepreload" href="\/assets\/catalog_list_view_tsx.js" nonce="[0-9a-f]{32}" fetchpriority="low">/,
+      /<link rel="modulepreload" href="\/assets\/routes_catalog_view_tsx.js" nonce="[0-9a-f]{32}" fetchpriority="low">/,
     );
     expect(res.body).toContain('src="/assets/entry.js" fetchpriority="low"></script>');
   });
 
   it('answers a page-data request with JSON for the requested routes only, never HTML', async () => {
-    const res = await app.inject({ url: '/catalog?q=lamp', headers: pageData('catalog-list') });
+    const res = await app.inject({ url: '/catalog?q=lamp', headers: pageData('catalog') });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes, Accept-Encoding');
@@ -48,13 +48,13 @@ describe('documents and page data from one URL', () => {
     expect(res.headers['x-page-data']).toBe('1');
     const body = res.json();
     expect(body.kind).toBe('data');
-    expect(Object.keys(body.loaderData)).toEqual(['catalog-list']);
-    expect(body.loaderData['catalog-list'].items.every((i: { name: string }) => i.name.includes('Lamp'))).toBe(true);
+    expect(Object.keys(body.loaderData)).toEqual(['catalog']);
+    expect(body.loaderData.catalog.items.every((i: { name: string }) => i.name.includes('Lamp'))).toBe(true);
   });
 
   it('sends what the list shows of each item and no more, in page data and in the document (decision 035)', async () => {
-    const data = await app.inject({ url: '/catalog?limit=50', headers: pageData('catalog-list') });
-    const { items } = data.json().loaderData['catalog-list'];
+    const data = await app.inject({ url: '/catalog?limit=50', headers: pageData('catalog') });
+    const { items } = data.json().loaderData.catalog;
     expect(items).toHaveLength(50);
     expect(items[0]).toEqual({ id: 1, slug: 'amber-lamp', name: 'Amber Lamp', priceCents: 8919, inStock: true });
     const doc = await app.inject({ url: '/catalog?limit=50' });
@@ -66,7 +66,7 @@ describe('documents and page data from one URL', () => {
   });
 
   it('tells a client with a different route table to load the document', async () => {
-    const res = await app.inject({ url: '/catalog', headers: pageData('catalog-item') });
+    const res = await app.inject({ url: '/catalog', headers: pageData('catalog.$slug') });
     expect(res.json()).toMatchObject({ kind: 'redirect', location: '/catalog', reloadDocument: true });
   });
 
@@ -95,7 +95,7 @@ describe('documents and page data from one URL', () => {
 
 describe('odd requests', () => {
   it('keeps a path that looks like another host on this host', async () => {
-    const res = await app.inject({ url: '//evil.example/catalog', headers: pageData('catalog-list') });
+    const res = await app.inject({ url: '//evil.example/catalog', headers: pageData('catalog') });
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     const body = res.json();
     if (body.kind === 'redirect') expect(body.location).toBe('/evil.example/catalog');
@@ -114,7 +114,7 @@ describe('signals', () => {
     expect(doc.statusCode).toBe(301);
     expect(doc.headers.location).toBe('/catalog/amber-lamp');
     expect(doc.headers.vary).toBe('X-Page-Data, X-Page-Data-Routes');
-    const data = await app.inject({ url: '/catalog/old-amber-lamp', headers: pageData('root,catalog-item') });
+    const data = await app.inject({ url: '/catalog/old-amber-lamp', headers: pageData('root,catalog.$slug') });
     expect(data.statusCode).toBe(200);
     expect(data.json()).toEqual({
       kind: 'redirect',
@@ -135,9 +135,9 @@ describe('signals', () => {
   });
 
   it('puts a not-found signal in page data with status 404', async () => {
-    const res = await app.inject({ url: '/catalog/no-such-item', headers: pageData('catalog-item') });
+    const res = await app.inject({ url: '/catalog/no-such-item', headers: pageData('catalog.$slug') });
     expect(res.statusCode).toBe(404);
-    expect(res.json().errors['catalog-item']).toEqual({ status: 404, statusText: 'Not Found', data: null });
+    expect(res.json().errors['catalog.$slug']).toEqual({ status: 404, statusText: 'Not Found', data: null });
   });
 });
 
@@ -155,10 +155,10 @@ describe('server failures', () => {
   });
 
   it('sends the digest, and only the digest, in page data', async () => {
-    const res = await app.inject({ url: '/diagnostics/server-error', headers: pageData('diagnostics') });
+    const res = await app.inject({ url: '/diagnostics/server-error', headers: pageData('diagnostics.$failure') });
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain('secret-internal-detail');
-    const error = res.json().errors.diagnostics;
+    const error = res.json().errors['diagnostics.$failure'];
     expect(error).toEqual({ status: 500, statusText: 'Internal Server Error', data: { digest: expect.any(String) } });
     expect(error.data.digest).toMatch(/^[0-9a-f]{32}$/);
   });
@@ -287,7 +287,7 @@ describe('security headers', () => {
 describe('security headers of page data', () => {
   it('allow nothing to run (JSON needs no nonces) and are otherwise those of a document', async () => {
     const doc = await app.inject({ url: '/catalog' });
-    const data = await app.inject({ url: '/catalog', headers: pageData('root,catalog-list') });
+    const data = await app.inject({ url: '/catalog', headers: pageData('root,catalog') });
     expect(data.headers['content-type']).toMatch(/^application\/json/);
     expect(data.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
     const rest = (headers: Record<string, unknown>) =>
@@ -305,7 +305,7 @@ describe('security headers of page data', () => {
 describe('metrics', () => {
   it('counts page requests by kind and times them by route pattern', async () => {
     await app.inject({ url: '/catalog/amber-lamp' });
-    await app.inject({ url: '/catalog/amber-lamp', headers: pageData('catalog-item') });
+    await app.inject({ url: '/catalog/amber-lamp', headers: pageData('catalog.$slug') });
     const text = (await app.inject({ url: '/metrics' })).body;
     expect(text).toMatch(
       /http_request_duration_seconds_count\{method="GET",route="\/catalog\/:slug",status_code="200"\} [2-9]/,
@@ -319,15 +319,15 @@ describe('metrics', () => {
   });
 });
 
-describe('route table', () => {
-  it('has a server loader or action for every route that says so, and no handler without a route', async () => {
-    const { routeTable, views } = await import('../src/app/route-table.ts');
-    const { createServerHandlers } = await import('../src/app/server-handlers.ts');
-    const serverHandlers = createServerHandlers({ relatedDelayMs: 0, secureCookies: true });
-    const { buildServerRoutes } = await import('../src/framework/server-routes.ts');
-    await expect(buildServerRoutes(routeTable, views, serverHandlers)).resolves.toHaveLength(1);
-    await expect(buildServerRoutes(routeTable, views, { ...serverHandlers, ghost: {} })).rejects.toThrow(
-      'server handlers name route "ghost", which is not in the route table',
+describe('the routes found in src/app/routes/', () => {
+  it('builds every folder, and refuses a loader file that exports no loader at startup', async () => {
+    const { buildServerRoutes, serverHandlers, serverRouteTable } = await import(
+      '../src/framework/server/server-routes.ts'
+    );
+    await expect(buildServerRoutes(serverRouteTable)).resolves.toHaveLength(1);
+    const withoutLoader = new Map([...serverHandlers, ['catalog', {}]]);
+    await expect(buildServerRoutes(serverRouteTable, undefined, withoutLoader)).rejects.toThrow(
+      'routes/catalog/loader.server.ts exports no function "loader"',
     );
   });
 });

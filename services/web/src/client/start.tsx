@@ -11,18 +11,17 @@ import {
   type RouteObject,
 } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
-import { routeTable, views } from '../app/route-table.ts';
 import '../app/styles.css';
-import { readClientConfig } from '../framework/client-config.ts';
-import { buildClientRoutes } from '../framework/client-routes.ts';
-import { ErrorScreenShown } from '../framework/error-screens.tsx';
-import { enabledRoutes, flattenRoutes } from '../framework/route-entry.ts';
-import { createDataStrategy } from './data-strategy.ts';
-import { reviveDeferredHydration } from './deferred-receiver.ts';
+import { buildClientRoutes, clientRouteTable, clientViews } from '../framework/browser/client-routes.ts';
+import { readClientConfig } from '../framework/shared/client-config.ts';
+import { ErrorScreenShown } from '../framework/shared/error-screens.tsx';
+import { enabledRoutes, flattenRoutes } from '../framework/shared/route-entry.ts';
 import { idleSlices, nextTask } from './idle.ts';
-import { createRouteCode } from './lazy-route.ts';
-import { setPageToken } from './page-token.ts';
-import { createPrefetcher } from './prefetch.ts';
+import { createDataStrategy } from './navigation/data-strategy.ts';
+import { reviveDeferredHydration } from './navigation/deferred-receiver.ts';
+import { createRouteCode } from './navigation/lazy-route.ts';
+import { createPrefetcher } from './navigation/prefetch.ts';
+import { setPageToken } from './telemetry/page-token.ts';
 import {
   captureException,
   errorScreenShown,
@@ -32,7 +31,7 @@ import {
   reportUncaughtReactError,
   sentrySettled,
   startTelemetry,
-} from './telemetry.ts';
+} from './telemetry/telemetry.ts';
 
 declare global {
   interface Window {
@@ -47,9 +46,9 @@ declare global {
 function prepare() {
   const config = readClientConfig(document);
   setPageToken(config.pageToken);
-  const table = enabledRoutes(routeTable, config.diagnostics);
+  const table = enabledRoutes(clientRouteTable, config.diagnostics);
   const entries = new Map(flattenRoutes(table).map((entry) => [entry.id, entry]));
-  const routeCode = createRouteCode(views);
+  const routeCode = createRouteCode(clientViews);
   const routes = buildClientRoutes(table, (entry) => routeCode.load(entry));
   const prefetcher = createPrefetcher({ routes, entries, routeCode });
   return { config, routeCode, routes, prefetcher };
@@ -77,7 +76,7 @@ function HydrationMark({ router, styleNonce }: { router: DataRouter; styleNonce:
     void loadSentryWhenIdle(router).then(async (sdk) => {
       if (!sdk) return;
       await idleSlices.next();
-      (await import('./feedback.ts')).addFeedbackWidget(styleNonce);
+      (await import('./telemetry/feedback.ts')).addFeedbackWidget(styleNonce);
     });
   }, [router, styleNonce]);
   return null;

@@ -1,11 +1,11 @@
 // The web service assembled: routes, security headers, load shedding, assets and the tunnel, not yet listening.
 import type { RequestListener } from 'node:http';
 import { type AdminPort, createFrontDoor, lingerLimits, lingerWhileUnread, type ServiceApp } from '@app/service-kit';
-import { APP_NAME, routeTable, views } from '../app/route-table.ts';
-import { createServerHandlers, type HandlerSettings } from '../app/server-handlers.ts';
-import type { ClientConfig } from '../framework/client-config.ts';
-import { enabledRoutes, flattenRoutes, type RouteEntry } from '../framework/route-entry.ts';
-import { buildServerRoutes } from '../framework/server-routes.ts';
+import { routeSettings } from '../app/settings.ts';
+import { APP_NAME } from '../app/site.ts';
+import { buildServerRoutes, serverRouteTable } from '../framework/server/server-routes.ts';
+import type { ClientConfig } from '../framework/shared/client-config.ts';
+import { enabledRoutes, flattenRoutes } from '../framework/shared/route-entry.ts';
 import type { Config } from './config.ts';
 import { screenForwardedHeaders } from './http/forwarded-headers.ts';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.ts';
@@ -32,12 +32,6 @@ export interface BuildOptions {
   logStream?: { write(line: string): unknown };
   /** Lets the dev server put Vite's middleware in front of Fastify (behind the front door's lanes). */
   wrapFastify?: (fastify: RequestListener) => RequestListener;
-}
-
-/** The handlers of the enabled routes only. */
-function handlersOf(table: RouteEntry[], settings: HandlerSettings) {
-  const ids = new Set(flattenRoutes(table).map((entry) => entry.id));
-  return Object.fromEntries(Object.entries(createServerHandlers(settings)).filter(([id]) => ids.has(id)));
 }
 
 export interface WebApp extends ServiceApp {
@@ -108,7 +102,7 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   // With METRICS_PORT, metrics and the probes have a port of their own (liveness there in deploy/k8s).
   const adminPort = door.serveMetrics(metrics.registry);
 
-  const table = enabledRoutes(routeTable, config.diagnostics);
+  const table = enabledRoutes(serverRouteTable, config.diagnostics);
   const clientConfig: ClientConfig = {
     sentry: {
       dsn,
@@ -121,11 +115,9 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
     diagnostics: config.diagnostics,
   };
   const pages = createPages({
-    routes: await buildServerRoutes(
-      table,
-      views,
-      handlersOf(table, { relatedDelayMs: config.catalogRelatedDelayMs, secureCookies: !options.dev }),
-    ),
+    routes: await buildServerRoutes(table),
+    // What loaders and actions read from the configuration (app/settings.ts).
+    context: new Map([[routeSettings, { relatedDelayMs: config.catalogRelatedDelayMs, secureCookies: !options.dev }]]),
     viewModules: new Map(flattenRoutes(table).map((entry) => [entry.id, entry.view])),
     assets: options.assets,
     clientConfig,

@@ -10,14 +10,11 @@ const root = new URL('../..', import.meta.url).pathname;
 const vite = await createViteServer({ root, server: { middlewareMode: true }, appType: 'custom' });
 const { buildApp } = (await vite.ssrLoadModule('/src/server/app.ts')) as typeof import('./app.ts');
 
-// React Fast Refresh replaces a module in place only when it exports nothing but components; a view module also
-// exports its route's `title`, `description` and `lang` (framework/route-entry.ts), so those exports are declared
-// ignorable through the refresh runtime's hook (the one React Router's own Vite plugin uses for route exports). An
-// edited title or description shows after a reload.
+// React Fast Refresh replaces a module in place only when it exports nothing but components: a route's view.tsx
+// exports only `Component` (its head metadata lives in meta.ts), so an edited view refreshes without a reload.
 const reactRefreshPreamble =
   "import RefreshRuntime from '/@react-refresh';RefreshRuntime.injectIntoGlobalHook(window);" +
-  'window.$RefreshReg$=()=>{};window.$RefreshSig$=()=>(t)=>t;window.__vite_plugin_react_preamble_installed__=true;' +
-  "window.__getReactRefreshIgnoredExports=()=>['title','description','lang'];";
+  'window.$RefreshReg$=()=>{};window.$RefreshSig$=()=>(t)=>t;window.__vite_plugin_react_preamble_installed__=true;';
 const assets: Assets = {
   entry: '/src/client/entry.tsx',
   css: [],

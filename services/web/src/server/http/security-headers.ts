@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import { asksForPageData } from '../../framework/page-data-protocol.ts';
+import { asksForPageData } from '../../framework/shared/page-data-protocol.ts';
 
 export interface CspNonces {
   script: string;

@@ -1,10 +1,10 @@
-// The server's side of deferred data (see framework/deferred-data.ts): each promise a loader returned is made safe
+// The server's side of deferred data (see framework/shared/deferred-data.ts): each promise a loader returned is made safe
 // to send — a failure becomes a reported 500 carrying only its digest, a promise that never settles is cut off —
 // and settles into a wire message, for the document's scripts and for page data's streamed lines.
 import { Readable } from 'node:stream';
 import { UNSAFE_ErrorResponseImpl as ErrorResponseImpl, isRouteErrorResponse } from 'react-router';
-import { type DeferredSettlement, deferredEntries } from '../../framework/deferred-data.ts';
-import { type PageData, serializeRouteError, serverFailure } from '../../framework/page-data-protocol.ts';
+import { type DeferredSettlement, deferredEntries } from '../../framework/shared/deferred-data.ts';
+import { type PageData, serializeRouteError, serverFailure } from '../../framework/shared/page-data-protocol.ts';
 import { CLIENT_CLOSED_REQUEST } from './failures.ts';
 
 export interface DeferredPart {

@@ -1,7 +1,7 @@
 // Cache-Control of a document. `private, no-cache` lets the browser keep the page in its back/forward cache (and
 // revalidate it on every other use); `no-store` keeps out a page that shows the visitor's own state, so Back after
 // a change of that state shows it fresh.
-import type { RouteHandle } from '../../framework/route-entry.ts';
+import type { RouteHandle } from '../../framework/shared/route-entry.ts';
 
 const SHAREABLE_DOCUMENT = 'private, no-cache';
 const PRIVATE_DOCUMENT = 'no-store';

@@ -2,7 +2,7 @@
 // deepest error boundary reached when rendering itself fails.
 import * as Sentry from '@sentry/node';
 import type { StaticHandlerContext } from 'react-router';
-import { serverFailure } from '../../framework/page-data-protocol.ts';
+import { serverFailure } from '../../framework/shared/page-data-protocol.ts';
 import { canonicalOrigin } from '../http/canonical-origin.ts';
 import { documentCacheControl } from './document-cache.ts';
 import { reportServerFailure } from './failures.ts';

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import * as Sentry from '@sentry/node';
 import type { FastifyBaseLogger } from 'fastify';
-import { SERVER_ERROR_TEXT } from '../../framework/page-data-protocol.ts';
+import { SERVER_ERROR_TEXT } from '../../framework/shared/page-data-protocol.ts';
 import type { PageReply } from './page-io.ts';
 
 /** nginx's status for a request whose client closed the connection first; what the metrics and logs record. */

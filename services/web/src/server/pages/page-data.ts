@@ -1,14 +1,14 @@
 // Page data: the client router's JSON for a navigation or a form it submitted (same URL + X-Page-Data: 1). One
 // JSON document, or JSON lines when loaders deferred parts (the page data first, then each part as it settles).
 
-import { PAGE_TOKEN_HEADER } from '../../framework/client-config.ts';
-import { keysOf, withoutPromises } from '../../framework/deferred-data.ts';
+import { PAGE_TOKEN_HEADER } from '../../framework/shared/client-config.ts';
+import { keysOf, withoutPromises } from '../../framework/shared/deferred-data.ts';
 import {
   PAGE_DATA_HEADER,
   PAGE_DATA_VERSION,
   type PageData,
   serializeRouteError,
-} from '../../framework/page-data-protocol.ts';
+} from '../../framework/shared/page-data-protocol.ts';
 import { type DeferredPart, pageDataLines } from './deferred-parts.ts';
 import type { PageReply, PageRequest } from './page-io.ts';
 import { type Pages, type QueryResult, queryPage, settlePage } from './query.ts';
@@ -21,7 +21,7 @@ export async function answerPageData(pages: Pages, req: PageRequest, reply: Page
 
 /** Answers a query's result as page data: a redirect signal, a reload signal, or the routes' data and errors. */
 export function sendPageDataResult(pages: Pages, req: PageRequest, reply: PageReply, result: QueryResult) {
-  // A page open past its token's expiry renews it with every navigation (client/page-token.ts reads it).
+  // A page open past its token's expiry renews it with every navigation (client/telemetry/page-token.ts reads it).
   const { pageToken } = pages.options;
   if (pageToken) reply.header(PAGE_TOKEN_HEADER, pageToken());
   if ('redirect' in result) {

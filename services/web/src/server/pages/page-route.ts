@@ -3,7 +3,11 @@
 // action.ts); all over React Router's static handler (query.ts).
 import type { FastifyInstance } from 'fastify';
 import { createStaticHandler } from 'react-router';
-import { asksForPageData, PAGE_DATA_HEADER, PAGE_DATA_ROUTES_HEADER } from '../../framework/page-data-protocol.ts';
+import {
+  asksForPageData,
+  PAGE_DATA_HEADER,
+  PAGE_DATA_ROUTES_HEADER,
+} from '../../framework/shared/page-data-protocol.ts';
 import { compressResponses } from '../http/compression.ts';
 import { acceptForms, answerAction } from './action.ts';
 import { answerDocument } from './document.ts';

@@ -6,13 +6,14 @@ import {
   isRouteErrorResponse,
   matchRoutes,
   type RouteObject,
+  type RouterContext,
   RouterContextProvider,
   type StaticHandler,
   type StaticHandlerContext,
 } from 'react-router';
-import type { ClientConfig } from '../../framework/client-config.ts';
-import { PAGE_DATA_ROUTES_HEADER, serverFailure } from '../../framework/page-data-protocol.ts';
-import { patternOf } from '../../framework/route-pattern.ts';
+import type { ClientConfig } from '../../framework/shared/client-config.ts';
+import { PAGE_DATA_ROUTES_HEADER, serverFailure } from '../../framework/shared/page-data-protocol.ts';
+import { patternOf } from '../../framework/shared/route-pattern.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Assets } from './assets.ts';
 import { type DeferredPart, prepareDeferred } from './deferred-parts.ts';
@@ -21,6 +22,8 @@ import type { PageReply, PageRequest } from './page-io.ts';
 
 export interface PagesOptions {
   routes: RouteObject[];
+  /** Values every loader and action finds in its `context` (copied into each request's). */
+  context?: ReadonlyMap<RouterContext, unknown>;
   /** Route id → its view module (for preloads). */
   viewModules: Map<string, string>;
   assets: Assets;
@@ -103,7 +106,7 @@ export async function queryPage(
   });
 
   const result = await pages.handler.query(request, {
-    requestContext: new RouterContextProvider(),
+    requestContext: new RouterContextProvider(pages.options.context as Map<RouterContext, unknown> | undefined),
     skipLoaderErrorBubbling: pageData,
     skipRevalidation: pageData && isPost,
     ...(routeIds && pageData ? { filterMatchesToLoad: (m) => routeIds.includes(m.route.id) } : {}),
@@ -168,7 +171,7 @@ function parseRouteIds(header: string | string[] | undefined): string[] | undefi
   if (header === undefined) return undefined;
   if (Array.isArray(header)) return 'invalid';
   const ids = header.split(',').map((id) => id.trim());
-  if (ids.length > MAX_ROUTE_IDS || ids.some((id) => !/^[\w-]{1,64}$/.test(id))) return 'invalid';
+  if (ids.length > MAX_ROUTE_IDS || ids.some((id) => !/^[\w.$/-]{1,64}$/.test(id))) return 'invalid';
   return ids;
 }
 

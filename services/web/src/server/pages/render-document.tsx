@@ -9,11 +9,16 @@ import {
   type StaticHandlerContext,
   StaticRouterProvider,
 } from 'react-router';
-import type { ClientConfig } from '../../framework/client-config.ts';
-import { DEFERRED_KEYS_ID, DEFERRED_QUEUE, type DeferredSettlement, keysOf } from '../../framework/deferred-data.ts';
-import { EARLY_ERRORS_SCRIPT } from '../../framework/early-errors.ts';
-import { errorScreenTitle } from '../../framework/error-screens.tsx';
-import { pageMetaOf } from '../../framework/page-meta.ts';
+import type { ClientConfig } from '../../framework/shared/client-config.ts';
+import {
+  DEFERRED_KEYS_ID,
+  DEFERRED_QUEUE,
+  type DeferredSettlement,
+  keysOf,
+} from '../../framework/shared/deferred-data.ts';
+import { EARLY_ERRORS_SCRIPT } from '../../framework/shared/early-errors.ts';
+import { errorScreenTitle } from '../../framework/shared/error-screens.tsx';
+import { pageMetaOf } from '../../framework/shared/page-meta.ts';
 import type { Assets } from './assets.ts';
 import type { DeferredPart } from './deferred-parts.ts';
 
@@ -127,7 +132,7 @@ function metaTags(
 
 const TAIL = '</div></body></html>';
 
-/** A settled deferred part for the browser (client/deferred-receiver.ts takes it from the queue). */
+/** A settled deferred part for the browser (client/navigation/deferred-receiver.ts takes it from the queue). */
 const settlementScript = (settlement: DeferredSettlement, nonce: string) =>
   `<script nonce="${nonce}">(self.${DEFERRED_QUEUE}||=[]).push(${jsonForScript(settlement)})</script>`;
 

@@ -1,8 +1,0 @@
-// The view for any URL no route matches.
-import { NotFoundScreen } from '../framework/error-screens.tsx';
-
-export function Component() {
-  return <NotFoundScreen />;
-}
-
-export const title = () => 'Page not found';
