@@ -8,6 +8,9 @@ import { createMetrics } from './ops/metrics.ts';
 import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
+import { createLiveProjects, type LiveProjects } from './projects/live.ts';
+import { compileProjectSet } from './projects/project-set.ts';
+import { watchProjectsFile } from './projects/watch.ts';
 import { lingerUnread } from './routes/refuse.ts';
 import { securityReports } from './routes/security-reports.ts';
 import { answerServerErrors } from './routes/server-errors.ts';
@@ -15,7 +18,6 @@ import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
 import { openSpool } from './spool/spool.ts';
 import type { Target } from './types.ts';
 import { createDelivery } from './upstream/delivery.ts';
-import { createDestinationCheck } from './upstream/destinations.ts';
 import { createForwarder } from './upstream/forward.ts';
 
 export interface BuildOptions {
@@ -23,8 +25,13 @@ export interface BuildOptions {
   logStream?: { write(line: string): unknown };
 }
 
+/** The service, and its projects: main.ts reloads them on SIGHUP. */
+export interface RelayApp extends ServiceApp {
+  projects: LiveProjects;
+}
+
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
-export async function buildApp(config: Config, options: BuildOptions = {}): Promise<ServiceApp> {
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<RelayApp> {
   // The tunnel path is served ahead of Fastify by a plain node:http handler, a lane of the front door
   // (routes/tunnel.ts says why); every other route (health, readiness, metrics) goes through Fastify.
   // Node would read an unrouted body to its end (up to requestTimeout), Fastify reset a client sending one too large.
@@ -68,6 +75,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     requestTimeoutMs: config.upstream.requestTimeoutMs,
   });
+  // The projects in force (PROJECTS_FILE, or the environment's one), swapped whole by a reload (projects/live.ts).
+  const projectSetOptions = {
+    loopbackPorts: config.loopbackPorts,
+    upstreamUrl: config.upstreamUrl,
+    limits: config.limits,
+  };
+  let projects: LiveProjects | undefined;
   let memoryQueue = () => 0;
   const metrics = createMetrics(
     {
@@ -92,7 +106,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     metrics,
     log: app.log,
     budget,
-    isAllowedDestination: createDestinationCheck(config),
+    // Replay asks the projects in force now: a DSN removed by a reload is no longer sent to.
+    isAllowedDestination: (target) => (projects as LiveProjects).current().isAllowedDestination(target),
     maxSpoolEnvelopes: config.spool.maxEnvelopes,
     maxSpoolBytes: config.spool.maxBytes,
     perClientSpoolEnvelopes: config.spool.perClientEnvelopes,
@@ -106,6 +121,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     retryMaxMs: config.upstream.retryMaxMs,
   });
   memoryQueue = () => delivery.memoryCount;
+  const live = createLiveProjects(
+    compileProjectSet(config.projects.initial, projectSetOptions, config.projects.sha256),
+    {
+      file: config.projects.file,
+      document: { derivedTunnelPaths: config.projects.derivedTunnelPaths },
+      set: projectSetOptions,
+      registry: metrics.registry,
+      log: app.log,
+    },
+  );
+  projects = live;
+  const watcher =
+    config.projects.file === undefined
+      ? undefined
+      : watchProjectsFile(config.projects.file, () => live.reload('watch'), config.projects.watchDebounceMs);
   const { lostRows, orphanFiles, expiredRows } = spool.recovered;
   if (lostRows > 0) {
     metrics.spoolDropped.inc({ reason: 'lost' }, lostRows);
@@ -155,6 +185,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     delivery,
     outcomes,
     shares,
+    projects: live,
     log: app.log,
     draining: () => readiness.draining,
     closing: () => closing,
@@ -185,7 +216,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setErrorHandler(answerServerErrors(metrics));
 
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
-  await app.register(securityReports, { config, metrics, rateLimits, delivery, outcomes, shares });
+  await app.register(securityReports, {
+    config,
+    metrics,
+    rateLimits,
+    delivery,
+    outcomes,
+    shares,
+    projects: live,
+  });
 
   // With METRICS_PORT, an admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod
   // look dead.
@@ -193,10 +232,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onClose', async () => {
     clearInterval(outcomeTimer);
+    watcher?.close();
     await sendOutcomes();
     await delivery.close(Math.min(config.server.shutdownGraceMs / 2, config.upstream.requestTimeoutMs));
     await forwarder.close();
     spool.close();
   });
-  return { app, readiness };
+  return { app, readiness, projects: live };
 }

@@ -7,15 +7,12 @@ import { serializeEnvelope } from '../envelope/serialize.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
-import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
-import { createFilter } from '../pipeline/filter.ts';
 import { identityHeaders } from '../pipeline/identity.ts';
-import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
-import { ScanPlan } from '../pipeline/item-scan.ts';
 import { ItemTexts } from '../pipeline/item-text.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
-import { createScrubber } from '../pipeline/scrub.ts';
+import type { LiveProjects } from '../projects/live.ts';
+import type { ProjectAuthorized } from '../projects/project.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
 import type { RouteConfig } from './route-config.ts';
@@ -26,6 +23,8 @@ export interface StageOptions {
   rateLimits: RateLimits;
   delivery: Delivery;
   outcomes: OutcomeAggregator<Target>;
+  /** The projects in force; a request reads them once, at its start (projects/live.ts). */
+  projects: LiveProjects;
 }
 
 /** The answer's body, once the envelope is safe: at once in fast mode, after the spool's commit in durable mode. */
@@ -34,21 +33,16 @@ export type EnvelopeStages = (
   res: ServerResponse,
   ip: string,
   envelope: Envelope,
-  authorized: Authorized,
+  authorized: ProjectAuthorized,
 ) => string | Promise<string>;
 
 export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const { config, metrics, rateLimits, delivery, outcomes } = options;
-  const plan = new ScanPlan(); // one byte scan per item for the words of all three stages
-  const filter = createFilter(config.ignoreRules, plan);
-  const inboundFilter = createInboundFilters(config.inboundFilters, plan);
-  const scrub = createScrubber(config.scrub, config.limits, plan);
-  plan.prepare();
   const scrubbed = counting(metrics.scrubbed);
   const accepted = counting(metrics.accepted);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
-  const targets = new WeakMap<Authorized, Target>();
-  const targetOf = (authorized: Authorized): Target => {
+  const targets = new WeakMap<ProjectAuthorized, Target>();
+  const targetOf = (authorized: ProjectAuthorized): Target => {
     let target = targets.get(authorized);
     if (!target) {
       const { dsn, project } = authorized;
@@ -62,9 +56,11 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     res: ServerResponse,
     ip: string,
     envelope: Envelope,
-    authorized: Authorized,
+    authorized: ProjectAuthorized,
   ): string | Promise<string> => {
     const { dsn, project } = authorized;
+    // The project's stages as they were when the envelope arrived, compiled once per load (projects/project.ts).
+    const { filter, inboundFilter, scrub, settings } = authorized.settings;
     const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
 
     const limited = rateLimits.apply(dsn.key, envelope.items);
@@ -105,7 +101,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
       if (items !== kept || discarded.length > 0) bytes = serializeEnvelope(envelope, items);
       safe = delivery.accept({
         ...target,
-        headers: identityHeaders(ip, req.headers, !config.scrub.scrubIpAddresses),
+        headers: identityHeaders(ip, req.headers, !settings.scrub.scrubIpAddresses),
         body: bytes,
         acceptedAt: Date.now(),
         client: ip,
