@@ -47,17 +47,20 @@ interface ProjectEntry {
 
 export function projectsFromDocument(document: unknown, options: DocumentOptions = {}): DocumentResult {
   const problems = schemaProblems(document);
-  if (problems.length > 0) return { problems };
-  const entries = (document as { projects: Record<string, ProjectEntry> }).projects;
+  const entries = (document as { projects?: unknown } | null)?.projects;
+  if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) return { problems };
   const projects: ProjectSettings[] = [];
   const firstKey = new Map<string, string>();
-  for (const [text, entry] of Object.entries(entries)) {
+  for (const [text, entry] of Object.entries(entries as Record<string, ProjectEntry>)) {
     const at = (...rest: string[]) => pathOf(['projects', text, ...rest]);
     const dsn = parseDsn(text);
     if (typeof dsn === 'string') {
-      problems.push({ path: at(), message: `is not a DSN: it ${dsn}` });
+      if (/^https?:\/\//.test(text)) problems.push({ path: at(), message: `is not a DSN: it ${dsn}` });
       continue;
     }
+    // The rest reads the entry's shape: only for an entry the schema found nothing wrong with (named above).
+    const own = at();
+    if (problems.some((p) => p.path === own || p.path.startsWith(`${own}.`) || p.path.startsWith(`${own}[`))) continue;
     const earlier = firstKey.get(dsn.key);
     if (earlier !== undefined) {
       problems.push({
