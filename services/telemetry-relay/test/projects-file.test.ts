@@ -29,45 +29,91 @@ describe('a projects file refused, every problem named by its path', () => {
     ['no projects', {}, ['projects: is required']],
     ['no project', { projects: {} }, ['projects: must NOT have fewer than 1 properties']],
     ['an unknown top-level key', { ...one({}), project: {} }, ['project: is not a setting the relay knows']],
-    ['a key that is no URL', { projects: { 'aaaa@sentry.io/1': { origins: [] } } }, [
-      'projects["aaaa@sentry.io/1"]: is not a DSN (http(s)://<key>@<host>/<project id>, at most 512 characters)',
-    ]],
-    ['a DSN without a key', { projects: { 'https://o1.ingest.sentry.io/1': { origins: [] } } }, [
-      'projects["https://o1.ingest.sentry.io/1"]: is not a DSN: it has no public key',
-    ]],
-    ['a DSN without a project id', { projects: { 'https://k@sentry.io/x': { origins: [] } } }, [
-      'projects["https://k@sentry.io/x"]: is not a DSN: it must end with a numeric project id',
-    ]],
-    ['one project twice (the secret differs)', { projects: { [A]: { origins: [] }, [A.replace('aaaa@', 'aaaa:s@')]: { origins: [] } } }, [
-      `projects["${A.replace('aaaa@', 'aaaa:s@')}"]: is the same project and key as projects["${A}"]`,
-    ]],
+    [
+      'a key that is no URL',
+      { projects: { 'aaaa@sentry.io/1': { origins: [] } } },
+      ['projects["aaaa@sentry.io/1"]: is not a DSN (http(s)://<key>@<host>/<project id>, at most 512 characters)'],
+    ],
+    [
+      'a DSN without a key',
+      { projects: { 'https://o1.ingest.sentry.io/1': { origins: [] } } },
+      ['projects["https://o1.ingest.sentry.io/1"]: is not a DSN: it has no public key'],
+    ],
+    [
+      'a DSN without a project id',
+      { projects: { 'https://k@sentry.io/x': { origins: [] } } },
+      ['projects["https://k@sentry.io/x"]: is not a DSN: it must end with a numeric project id'],
+    ],
+    [
+      'one project twice (the secret differs)',
+      { projects: { [A]: { origins: [] }, [A.replace('aaaa@', 'aaaa:s@')]: { origins: [] } } },
+      [`projects["${A.replace('aaaa@', 'aaaa:s@')}"]: is the same project and key as projects["${A}"]`],
+    ],
     ['no origins', { projects: { [A]: {} } }, [`projects["${A}"].origins: is required`]],
-    ['an origin with a path', one({ origins: ['https://app.example.com/'] }), [
-      `projects["${A}"].origins[0]: must be an origin: http(s)://host[:port], without a path, wildcard or trailing slash`,
-    ]],
-    ['a wildcard origin', one({ origins: ['https://*.example.com'] }), [
-      `projects["${A}"].origins[0]: must be an origin: http(s)://host[:port], without a path, wildcard or trailing slash`,
-    ]],
-    ['an origin not as the browser sends it', one({ origins: ['https://App.example.com:443'] }), [
-      `projects["${A}"].origins[0]: must be an origin as the browser sends it: http(s)://host[:port] (https://app.example.com)`,
-    ]],
+    [
+      'an origin with a path',
+      one({ origins: ['https://app.example.com/'] }),
+      [
+        `projects["${A}"].origins[0]: must be an origin: http(s)://host[:port], without a path, wildcard or trailing slash`,
+      ],
+    ],
+    [
+      'a wildcard origin',
+      one({ origins: ['https://*.example.com'] }),
+      [
+        `projects["${A}"].origins[0]: must be an origin: http(s)://host[:port], without a path, wildcard or trailing slash`,
+      ],
+    ],
+    [
+      'an origin not as the browser sends it',
+      one({ origins: ['https://App.example.com:443'] }),
+      [
+        `projects["${A}"].origins[0]: must be an origin as the browser sends it: http(s)://host[:port] (https://app.example.com)`,
+      ],
+    ],
     ['an origin that is not a string', one({ origins: [42] }), [`projects["${A}"].origins[0]: must be string`]],
-    ['an unknown project setting', one({ scrubbing: {} }), [`projects["${A}"].scrubbing: is not a setting the relay knows`]],
-    ['an unknown scrub setting', one({ scrub: { scrubIPs: true } }), [`projects["${A}"].scrub.scrubIPs: is not a setting the relay knows`]],
-    ['a scrub switch that is no boolean', one({ scrub: { strict: 'yes' } }), [`projects["${A}"].scrub.strict: must be boolean`]],
-    ['a sensitive field with a control character', one({ scrub: { sensitiveFields: ['a\nb'] } }), [
-      `projects["${A}"].scrub.sensitiveFields[0]: must not contain control characters`,
-    ]],
-    ['a safe field too long', one({ scrub: { safeFields: ['x'.repeat(201)] } }), [
-      `projects["${A}"].scrub.safeFields[0]: is longer than 200 characters`,
-    ]],
-    ['an unknown inbound filter', one({ inboundFilters: { filters: ['chrome-extensions'] } }), [
-      `projects["${A}"].inboundFilters.filters: names an unknown filter "chrome-extensions" (known: `,
-    ]],
-    ['an empty glob', one({ inboundFilters: { releases: [''] } }), [`projects["${A}"].inboundFilters.releases[0]: must not be empty`]],
-    ['an unknown ignore rule', one({ ignoreRules: ['script-errors'] }), [
-      `projects["${A}"].ignoreRules: names an unknown rule "script-errors" (known: ${ignoreRules.map((r) => r.id).join(', ')}, or all/none)`,
-    ]],
+    [
+      'an unknown project setting',
+      one({ scrubbing: {} }),
+      [`projects["${A}"].scrubbing: is not a setting the relay knows`],
+    ],
+    [
+      'an unknown scrub setting',
+      one({ scrub: { scrubIPs: true } }),
+      [`projects["${A}"].scrub.scrubIPs: is not a setting the relay knows`],
+    ],
+    [
+      'a scrub switch that is no boolean',
+      one({ scrub: { strict: 'yes' } }),
+      [`projects["${A}"].scrub.strict: must be boolean`],
+    ],
+    [
+      'a sensitive field with a control character',
+      one({ scrub: { sensitiveFields: ['a\nb'] } }),
+      [`projects["${A}"].scrub.sensitiveFields[0]: must not contain control characters`],
+    ],
+    [
+      'a safe field too long',
+      one({ scrub: { safeFields: ['x'.repeat(201)] } }),
+      [`projects["${A}"].scrub.safeFields[0]: is longer than 200 characters`],
+    ],
+    [
+      'an unknown inbound filter',
+      one({ inboundFilters: { filters: ['chrome-extensions'] } }),
+      [`projects["${A}"].inboundFilters.filters: names an unknown filter "chrome-extensions" (known: `],
+    ],
+    [
+      'an empty glob',
+      one({ inboundFilters: { releases: [''] } }),
+      [`projects["${A}"].inboundFilters.releases[0]: must not be empty`],
+    ],
+    [
+      'an unknown ignore rule',
+      one({ ignoreRules: ['script-errors'] }),
+      [
+        `projects["${A}"].ignoreRules: names an unknown rule "script-errors" (known: ${ignoreRules.map((r) => r.id).join(', ')}, or all/none)`,
+      ],
+    ],
     [
       'every problem of a file with many, at once',
       {
@@ -91,7 +137,7 @@ describe('a projects file refused, every problem named by its path', () => {
   ])('%s', (_name, document, expected) => {
     const problems = problemsOf(document);
     expect(problems).toHaveLength(expected.length);
-    expected.forEach((line, i) => expect(problems[i]).toContain(line));
+    for (const [i, line] of expected.entries()) expect(problems[i]).toContain(line);
   });
 
   it('a DSN deriving a tunnel path the relay does not serve (TUNNEL_PATH unset, paths derived at start)', () => {
@@ -162,7 +208,10 @@ describe('a good projects file', () => {
   });
 
   it('the published schema is the one the relay checks with (a JSON Schema document)', () => {
-    expect(PROJECTS_SCHEMA).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', required: ['projects'] });
+    expect(PROJECTS_SCHEMA).toMatchObject({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      required: ['projects'],
+    });
   });
 });
 
@@ -220,7 +269,12 @@ describe('PROJECTS_FILE in the configuration', () => {
 
   it.each([
     ['https://app.example.com,http://localhost:3000', []],
-    ['https://app.example.com/', ['ALLOWED_ORIGINS entry "https://app.example.com/" must be an origin as the browser sends it: http(s)://host[:port] (https://app.example.com)']],
+    [
+      'https://app.example.com/',
+      [
+        'ALLOWED_ORIGINS entry "https://app.example.com/" must be an origin as the browser sends it: http(s)://host[:port] (https://app.example.com)',
+      ],
+    ],
     ['*', ['ALLOWED_ORIGINS entry "*" must be an origin as the browser sends it: http(s)://host[:port]']],
   ])('ALLOWED_ORIGINS=%s', (origins, expected) => {
     expect(problems({ ALLOWED_DSNS: A, ALLOWED_ORIGINS: origins })).toEqual(expected);
