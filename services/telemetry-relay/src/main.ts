@@ -13,4 +13,4 @@ const { app, readiness, projects } = await buildApp(config).catch((error: Error 
 });
 // SIGHUP reads PROJECTS_FILE again (as the directory watch does): applied, or refused with the old projects kept.
 process.on('SIGHUP', () => projects.reload('SIGHUP'));
-await runService(app, { config: config.server, readiness });
+await runService(app, { config: config.server, readiness, ownSignals: ['SIGHUP'] });
