@@ -74,15 +74,16 @@ describe('the relay process with PROJECTS_FILE', () => {
 
     writeFileSync(file, JSON.stringify({ projects: { [shop]: { origins: [] } } }));
     relay.child.kill('SIGHUP');
-    await eventually(async () => (await counts()).applied === 1, 'the reload applied');
+    await eventually(async () => (await counts()).applied === 1, 10_000, 'the reload applied');
     expect(await send(blog)).toBe(403);
     expect(await send(shop)).toBe(200);
 
     writeFileSync(file, '{"projects": {"not a dsn": 1}}');
     relay.child.kill('SIGHUP');
-    await eventually(async () => (await counts()).refused === 1, 'the bad file refused');
+    await eventually(async () => (await counts()).refused === 1, 10_000, 'the bad file refused');
     await eventually(
       () => relay.logs.some((l) => l.msg === 'projects file refused; the projects loaded before stay in force'),
+      10_000,
       'the warn line',
     );
     const warn = relay.logs.find((l) => l.msg === 'projects file refused; the projects loaded before stay in force');

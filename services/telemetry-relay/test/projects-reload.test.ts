@@ -134,7 +134,7 @@ describe('a reload', () => {
     relay.write(changed());
     expect(relay.projects.reload('test')).toEqual({ outcome: 'applied' });
     capture.setBehaviour({ kind: 'accept' });
-    await eventually(() => capture.envelopes.length >= 5, 'the spooled envelopes delivered after the reload');
+    await eventually(() => capture.envelopes.length >= 5, 10_000, 'the spooled envelopes delivered after the reload');
     expect(capture.envelopes.map((e) => e.projectId)).toEqual(['11', '11', '11', '11', '11']);
   });
 });
@@ -148,7 +148,7 @@ describe('the watch of the file directory', () => {
   it('applies a plain write, once, after the debounce', async () => {
     watched = await startProjectsRelay(base(), { PROJECTS_WATCH_DEBOUNCE_MS: '50' });
     watched.write(changed());
-    await eventually(async () => (await count('applied')) === 1, 'the change applied');
+    await eventually(async () => (await count('applied')) === 1, 10_000, 'the change applied');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await count('applied')).toBe(1);
     expect((await post(watched.tunnel, body(blog))).status).toBe(403);
@@ -170,10 +170,10 @@ describe('the watch of the file directory', () => {
       PROJECTS_WATCH_DEBOUNCE_MS: '50',
     });
     version('..2026_12_01_v2', changed());
-    await eventually(async () => (await count('applied')) === 1, 'the new version applied');
+    await eventually(async () => (await count('applied')) === 1, 10_000, 'the new version applied');
     expect(watched.projects.current().projects).toHaveLength(1);
     version('..2026_12_01_v3', { projects: {} });
-    await eventually(async () => (await count('refused')) === 1, 'the bad version refused');
+    await eventually(async () => (await count('refused')) === 1, 10_000, 'the bad version refused');
     expect(watched.projects.current().projects).toHaveLength(1);
   });
 });
