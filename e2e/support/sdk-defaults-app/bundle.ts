@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
-const entry = fileURLToPath(new URL('./page.ts', import.meta.url));
+const defaultEntry = fileURLToPath(new URL('./page.ts', import.meta.url));
 
-/** The bundle's path: `<temp dir>/app.js`. */
-export async function bundlePage(): Promise<string> {
-  const outDir = mkdtempSync(join(tmpdir(), 'sdk-defaults-page-'));
+/** The bundle's path: `<temp dir>/app.js`. `entry`: another page script (the cross-origin relay suite's). */
+export async function bundlePage(entry = defaultEntry): Promise<string> {
+  const outDir = mkdtempSync(join(tmpdir(), 'sdk-page-'));
   await build({
     configFile: false,
     logLevel: 'warn',
