@@ -33,7 +33,8 @@ export function compileProjectSet(
   options: ProjectSetOptions,
   sha256?: string,
 ): ProjectSet {
-  const projects = settings.map((one) => compileProject(one, options.limits));
+  const shared = new Map();
+  const projects = settings.map((one) => compileProject(one, options.limits, shared));
   const byKey = new Map<string, Project>();
   const allowedDsns: Dsn[] = [];
   const origins = new Set<string>();

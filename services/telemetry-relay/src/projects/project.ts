@@ -56,19 +56,33 @@ export function settingsFor(authorized: ProjectAuthorized): Project {
   return authorized.settings;
 }
 
-export function compileProject(settings: ProjectSettings, limits: ScrubLimits): Project {
-  const plan = new ScanPlan();
-  const filter = createFilter(settings.ignoreRules, plan);
-  const inboundFilter = createInboundFilters(settings.inboundFilters, plan);
-  const scrub = createScrubber(settings.scrub, limits, plan);
-  plan.prepare();
+/** A project's stages: what depends on its scrub, filter and rule settings alone. */
+type Stages = Pick<Project, 'plan' | 'filter' | 'inboundFilter' | 'scrub'>;
+
+/**
+ * Compiles a project; `shared` holds the stages of this load by their settings, so projects configured alike (most
+ * of a company's) share one compilation (≈ 5 ms and a word table each) instead of one per DSN.
+ */
+export function compileProject(
+  settings: ProjectSettings,
+  limits: ScrubLimits,
+  shared = new Map<string, Stages>(),
+): Project {
+  const key = JSON.stringify([settings.scrub, settings.inboundFilters, settings.ignoreRules.map((rule) => rule.id)]);
+  let stages = shared.get(key);
+  if (stages === undefined) {
+    const plan = new ScanPlan();
+    const filter = createFilter(settings.ignoreRules, plan);
+    const inboundFilter = createInboundFilters(settings.inboundFilters, plan);
+    const scrub = createScrubber(settings.scrub, limits, plan);
+    plan.prepare();
+    stages = { plan, filter, inboundFilter, scrub };
+    shared.set(key, stages);
+  }
   return {
+    ...stages,
     settings,
     quotas: settings.quotas,
-    plan,
-    filter,
-    inboundFilter,
-    scrub,
     origins: settings.origins === undefined ? undefined : new Set(settings.origins),
   };
 }
