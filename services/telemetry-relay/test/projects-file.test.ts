@@ -1,6 +1,6 @@
 // The projects file (PROJECTS_FILE): its schema and the checks a schema cannot make, each problem named by its path
 // in the file; what a good file becomes; the environment as the one-project shorthand.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '@app/service-kit';
 import { ignoreRules } from '@app/telemetry-rules';
@@ -205,6 +205,28 @@ describe('a good projects file', () => {
     expect('problems' in result && result.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
       expect.stringMatching(message),
     ]);
+  });
+
+  it("deploy/k8s's projects.yaml: refused as shipped (no project), valid once its example is filled in", () => {
+    const shipped = readFileSync(
+      new URL('../../../deploy/k8s/base/telemetry-relay/projects.yaml', import.meta.url),
+      'utf8',
+    );
+    const asShipped = join(tempDir(), 'projects.yaml');
+    writeFileSync(asShipped, shipped);
+    expect(readProjectsFile(asShipped)).toEqual({
+      problems: [{ path: 'projects', message: 'must NOT have fewer than 1 properties' }],
+    });
+    const example = shipped
+      .split('\n')
+      .filter((line) => line.startsWith('#   ') || line.startsWith('# projects:'))
+      .map((line) => line.slice(2))
+      .join('\n')
+      .replace('<public key>@o<org>.ingest.sentry.io/<project id>', 'aaaa@o1.ingest.sentry.io/1');
+    const filled = join(tempDir(), 'projects.yaml');
+    writeFileSync(filled, example);
+    const result = readProjectsFile(filled);
+    expect('projects' in result && result.projects[0]?.origins).toEqual(['https://app.acme.test']);
   });
 
   it('the published schema is the one the relay checks with (a JSON Schema document)', () => {
