@@ -178,14 +178,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
   });
 
+  // What both routes' stages read: the tunnel's and the CSP reports'.
+  const routeOptions = { config, metrics, rateLimits, delivery, outcomes, shares, projects: live };
   const tunnel = createTunnelHandler({
-    config,
-    metrics,
-    rateLimits,
-    delivery,
-    outcomes,
-    shares,
-    projects: live,
+    ...routeOptions,
     log: app.log,
     draining: () => readiness.draining,
     closing: () => closing,
@@ -216,15 +212,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setErrorHandler(answerServerErrors(metrics));
 
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
-  await app.register(securityReports, {
-    config,
-    metrics,
-    rateLimits,
-    delivery,
-    outcomes,
-    shares,
-    projects: live,
-  });
+  await app.register(securityReports, routeOptions);
 
   // With METRICS_PORT, an admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod
   // look dead.

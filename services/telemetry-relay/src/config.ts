@@ -3,19 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env, EnvReader, ServerConfig } from '@app/service-kit';
 import { containerMemoryLimit, readConnectionLimits, readEnv, readServerConfig } from '@app/service-kit';
-import type { IgnoreRule } from '@app/telemetry-rules';
-import { ignoreRules } from '@app/telemetry-rules';
-import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
-import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
-import type { ScrubSettings } from './pii/index.ts';
 import { DEFAULT_PREFIXES, type NetworkPrefixes } from './pipeline/client-network.ts';
-import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
-import type { InboundFilterSettings } from './pipeline/inbound-filters/settings.ts';
-import { ignoreRulesFrom, originProblem } from './projects/document.ts';
-import { readProjectsFile } from './projects/file.ts';
-import type { ProjectSettings } from './projects/project.ts';
+import { type ProjectsConfig, readProjectsConfig, type ShorthandConfig } from './projects/env-config.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
 
@@ -23,47 +14,10 @@ const MiB = 1024 * 1024;
 /** A per-user directory: a fixed name in the shared temp dir could be created (or linked) by another user first. */
 const DEFAULT_SPOOL_DIR = join(tmpdir(), `telemetry-relay-${process.getuid?.() ?? 'user'}`, 'spool');
 
-/** The variables a project sets: with PROJECTS_FILE, its entries do, and the environment must not. */
-const PER_PROJECT_VARIABLES = [
-  'ALLOWED_DSNS',
-  'ALLOWED_ORIGINS',
-  'IGNORE_RULES',
-  'INBOUND_FILTERS',
-  'INBOUND_ERROR_MESSAGES',
-  'INBOUND_RELEASES',
-  'SCRUB_DATA',
-  'SCRUB_DEFAULTS',
-  'SCRUB_IP_ADDRESSES',
-  'SCRUB_STRICT',
-  'SENSITIVE_FIELDS',
-  'SAFE_FIELDS',
-];
-
 /** Every environment variable the service reads, validated in one place (RouteConfig holds the routes' part). */
-export interface Config extends RouteConfig {
-  /**
-   * The projects at startup: PROJECTS_FILE's, or the environment's one implicit project (ALLOWED_DSNS and the
-   * per-project variables below). Reloads read `file` again (projects/live.ts).
-   */
-  projects: {
-    file: string | undefined;
-    initial: ProjectSettings[];
-    sha256: string | undefined;
-    /** The tunnel paths, when derived from the DSNs: a reloaded file's DSNs must derive one of them. */
-    derivedTunnelPaths: string[] | undefined;
-    /** A burst of changes in the file's directory is one reload this long after the last. */
-    watchDebounceMs: number;
-  };
-  /** The environment's shorthand (unused with PROJECTS_FILE): ALLOWED_DSNS. */
-  allowedDsns: Dsn[];
-  /** Development only (ALLOW_LOOPBACK_DSNS): with no allowlist, loopback DSNs naming one of these ports. */
-  loopbackPorts: number[];
-  /** The environment's shorthand: IGNORE_RULES. */
-  ignoreRules: IgnoreRule[];
-  /** The environment's shorthand: Relay's inbound filters (INBOUND_FILTERS, INBOUND_ERROR_MESSAGES, INBOUND_RELEASES). */
-  inboundFilters: InboundFilterSettings;
-  /** The environment's shorthand: data scrubbing, Sentry's project settings (SCRUB_*, SENSITIVE_FIELDS, SAFE_FIELDS). */
-  scrub: ScrubSettings;
+export interface Config extends RouteConfig, ShorthandConfig {
+  /** The projects and the one-project shorthand (projects/env-config.ts). */
+  projects: ProjectsConfig;
   server: ServerConfig;
   metricsPort: number | undefined;
   /** What is running, for relay_build_info: RELEASE and REVISION (set by the image build). */
@@ -116,86 +70,7 @@ export function loadConfig(env: Env): Config {
   const reader = readEnv(env);
   const server = readServerConfig(reader, 3001);
 
-  const projectsFile = reader.optionalString('PROJECTS_FILE');
-  if (projectsFile !== undefined) {
-    for (const name of PER_PROJECT_VARIABLES) {
-      reader.check(
-        name,
-        env[name]?.trim() ? 'is set per project in PROJECTS_FILE: remove it from the environment' : undefined,
-      );
-    }
-  }
-  const loaded = projectsFile === undefined ? undefined : readProjectsFile(projectsFile);
-  if (loaded && 'problems' in loaded) {
-    for (const { path, message } of loaded.problems) reader.check('PROJECTS_FILE', `${path}: ${message}`);
-  }
-  const fileProjects = loaded && !('problems' in loaded) ? loaded.projects : undefined;
-
-  const allowedDsns: Dsn[] = [];
-  for (const text of reader.list('ALLOWED_DSNS')) {
-    const dsn = parseDsn(text);
-    if (typeof dsn === 'string') reader.check('ALLOWED_DSNS', `entry ${JSON.stringify(text)} ${dsn}`);
-    else allowedDsns.push(dsn);
-  }
-  const loopbackPorts = readLoopbackPorts(reader);
-  if (
-    projectsFile === undefined &&
-    allowedDsns.length === 0 &&
-    loopbackPorts.length === 0 &&
-    reader.list('ALLOWED_DSNS').length === 0
-  ) {
-    reader.check(
-      'ALLOWED_DSNS',
-      "is required: the DSNs this relay forwards for (or PROJECTS_FILE; or, in development, ALLOW_LOOPBACK_DSNS=<port> to accept DSNs on a loopback host with that port, the local viewer's)",
-    );
-  }
-  const allowedOrigins = reader.list('ALLOWED_ORIGINS');
-  for (const origin of allowedOrigins) {
-    const problem = originProblem(origin);
-    reader.check('ALLOWED_ORIGINS', problem && `entry ${JSON.stringify(origin.slice(0, 64))} ${problem}`);
-  }
-
-  // Unset: the path SDK 11's `tunnel: true` derives from each allowed DSN, as the web does from its own (decision 048).
-  const explicitPath = reader.optionalString('TUNNEL_PATH')?.replace(/\/+$/, '');
-  const dsnTexts = fileProjects?.flatMap((p) => p.dsns.map((dsn) => dsn.key)) ?? reader.list('ALLOWED_DSNS');
-  const tunnelPaths =
-    explicitPath === undefined ? [...new Set(dsnTexts.flatMap((text) => tunnelPathOf(text) ?? []))] : [explicitPath];
-  for (const path of tunnelPaths)
-    reader.check(
-      'TUNNEL_PATH',
-      /^\/[\w\-./~]+$/.test(path) ? undefined : `must be a path like /x7k2q9 (got ${JSON.stringify(path)})`,
-    );
-  if (tunnelPaths.length === 0 && !(loaded && 'problems' in loaded))
-    reader.check(
-      'TUNNEL_PATH',
-      'is required when ALLOWED_DSNS names no DSN to derive it from (the path `tunnel: true` derives from the DSN)',
-    );
-
-  const { rules, unknown } = ignoreRulesFrom(reader.list('IGNORE_RULES', ['all']));
-  for (const id of unknown) {
-    reader.check(
-      'IGNORE_RULES',
-      `names an unknown rule ${JSON.stringify(id)} (known: ${ignoreRules.map((r) => r.id).join(', ')}, or all/none)`,
-    );
-  }
-  const inboundFilters = readInboundFilters(reader);
-  const scrub = readScrubSettings(reader);
-  const projects: Config['projects'] = {
-    file: projectsFile,
-    initial: fileProjects ?? [
-      {
-        dsns: allowedDsns,
-        origins: reader.optionalString('ALLOWED_ORIGINS') === undefined ? undefined : allowedOrigins,
-        scrub,
-        inboundFilters,
-        ignoreRules: rules,
-        quotas: undefined,
-      },
-    ],
-    sha256: loaded && 'sha256' in loaded ? loaded.sha256 : undefined,
-    derivedTunnelPaths: explicitPath === undefined ? tunnelPaths : undefined,
-    watchDebounceMs: reader.integer('PROJECTS_WATCH_DEBOUNCE_MS', 1_000, { min: 10, max: 60_000 }),
-  };
+  const { projects, tunnelPaths, ...shorthand } = readProjectsConfig(env, reader);
 
   const metricsPort =
     reader.optionalString('METRICS_PORT') === undefined
@@ -224,12 +99,8 @@ export function loadConfig(env: Env): Config {
     server,
     tunnelPaths,
     projects,
-    allowedDsns,
-    loopbackPorts,
+    ...shorthand,
     upstreamUrl: reader.optionalUrl('UPSTREAM_URL'),
-    ignoreRules: rules,
-    inboundFilters,
-    scrub,
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),
@@ -311,45 +182,4 @@ function readReplayMaxLoopDelay(env: Env, reader: EnvReader): number {
     old ? 'is no longer read: set REPLAY_MAX_LOOP_DELAY_MS instead (0 = unpaced)' : undefined,
   );
   return reader.integer('REPLAY_MAX_LOOP_DELAY_MS', 5, { min: 0, max: 1_000 });
-}
-
-/**
- * ALLOW_LOOPBACK_DSNS: `false` (default) or the port(s) a loopback DSN may name — the local viewer's. Any port would
- * let a web page make the relay POST to every service listening on the machine.
- */
-function readLoopbackPorts(reader: EnvReader): number[] {
-  const values = reader.list('ALLOW_LOOPBACK_DSNS', ['false']);
-  if (values.length === 1 && ['false', '0', 'no', 'off'].includes(values[0]?.toLowerCase() ?? '')) return [];
-  const ports = values.map(Number);
-  reader.check(
-    'ALLOW_LOOPBACK_DSNS',
-    ports.every((port) => Number.isInteger(port) && port > 0 && port <= 65535)
-      ? undefined
-      : `must be false or the loopback port(s) DSNs may name, e.g. 8969 for the local viewer (got ${JSON.stringify(values.join(','))})`,
-  );
-  return ports.filter((port) => Number.isInteger(port) && port > 0 && port <= 65535);
-}
-
-/** Data scrubbing, named after Sentry's project settings (docs/configuration.md, docs/decisions/012). */
-function readScrubSettings(reader: EnvReader): ScrubSettings {
-  const fieldList = (name: string): string[] => {
-    const fields = reader.list(name);
-    const bad = fields.find((field) => field.length > 200 || /\p{Cc}/u.test(field));
-    reader.check(
-      name,
-      bad === undefined
-        ? undefined
-        : `has an entry longer than 200 characters or with a control character (${JSON.stringify(bad.slice(0, 40))})`,
-    );
-    reader.check(name, fields.length <= 100 ? undefined : `has ${fields.length} entries; at most 100`);
-    return fields;
-  };
-  return {
-    scrubData: reader.boolean('SCRUB_DATA', true),
-    scrubDefaults: reader.boolean('SCRUB_DEFAULTS', true),
-    scrubIpAddresses: reader.boolean('SCRUB_IP_ADDRESSES', false),
-    sensitiveFields: fieldList('SENSITIVE_FIELDS'),
-    safeFields: fieldList('SAFE_FIELDS'),
-    strict: reader.boolean('SCRUB_STRICT', false),
-  };
 }
