@@ -2,7 +2,16 @@
 // the settings differ per envelope by its DSN, and callers on other hosts are answered from the project's origins.
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_ID, envelope, errorEvent, eventItem, post, removeTempDirs } from './helpers.ts';
+import {
+  EVENT_ID,
+  envelope,
+  errorEvent,
+  eventItem,
+  post,
+  type RunningRelay,
+  removeTempDirs,
+  startRelay,
+} from './helpers.ts';
 import { metricValue, type ProjectsRelay, startProjectsRelay } from './projects-helpers.ts';
 
 let capture: CaptureServer;
@@ -154,5 +163,23 @@ describe('callers on other hosts (CORS)', () => {
     const response = await post(url, body, { 'content-type': 'application/csp-report', origin: SHOP_ORIGIN });
     expect(response.status).toBe(status);
     expect(response.headers.get('access-control-allow-origin')).toBe(status === 200 ? SHOP_ORIGIN : null);
+  });
+});
+
+describe('the environment shorthand (no PROJECTS_FILE)', () => {
+  let plain: RunningRelay | undefined;
+  afterEach(() => plain?.close());
+  const postFrom = (origin: string) =>
+    post(plain?.tunnel as string, envelope({ dsn: shop }, [eventItem()]), { origin });
+
+  it.each<[string, Record<string, string>, number, string | null]>([
+    ['ALLOWED_ORIGINS lists it: accepted, readable', { ALLOWED_ORIGINS: SHOP_ORIGIN }, 200, SHOP_ORIGIN],
+    ['ALLOWED_ORIGINS set without it: refused', { ALLOWED_ORIGINS: 'http://other.test' }, 403, null],
+    ['ALLOWED_ORIGINS unset: not checked, no CORS headers (as before)', {}, 200, null],
+  ])('a POST from another origin, %s', async (_name, env, status, allowOrigin) => {
+    plain = await startRelay({ ALLOWED_DSNS: shop, ...env });
+    const response = await postFrom(SHOP_ORIGIN);
+    expect(response.status).toBe(status);
+    expect(response.headers.get('access-control-allow-origin')).toBe(allowOrigin);
   });
 });
