@@ -56,7 +56,10 @@ export function createLiveProjects(initial: ProjectSet, options: LiveProjectsOpt
   return {
     current: () => current,
     reload(trigger) {
-      if (options.file === undefined) return { outcome: 'unchanged' };
+      if (options.file === undefined) {
+        options.log.info({ trigger }, 'no PROJECTS_FILE to reload: the environment configures the one project');
+        return { outcome: 'unchanged' };
+      }
       const result = readProjectsFile(options.file, options.document);
       if ('problems' in result) {
         reloads.labels('refused').inc();
