@@ -3,9 +3,9 @@
 // one page origin: that page's error arrives upstream; the same page on another origin is refused (403), and its
 // error never leaves the relay. A preflighted POST (a non-simple content type) from the listed origin gets through.
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CaptureServer, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
 import type { Browser } from 'playwright-core';
@@ -23,6 +23,8 @@ let browser: Browser;
 let allowed: PageServer;
 let refused: PageServer;
 let dsn: string;
+/** Temp dirs: the relay's (projects file, spool) and the bundle's, removed after. */
+const dirs: string[] = [];
 
 beforeAll(async () => {
   let bundle: string;
@@ -32,6 +34,7 @@ beforeAll(async () => {
   allowed = await servePage(bundle);
   refused = await servePage(bundle);
   const dir = mkdtempSync(join(tmpdir(), 'relay-projects-'));
+  dirs.push(dir, dirname(bundle));
   const file = join(dir, 'projects.json');
   writeFileSync(file, JSON.stringify({ projects: { [dsn]: { origins: [allowed.origin] } } }));
   relay = await spawnService(relayMain, {
@@ -43,6 +46,7 @@ afterAll(async () => {
   await Promise.all([allowed?.close(), refused?.close()]);
   await relay?.kill();
   await capture?.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Opens the page with the relay's tunnel URL and waits for the SDK's flush. */
