@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
-const entry = fileURLToPath(new URL('./page.ts', import.meta.url));
+const defaultEntry = fileURLToPath(new URL('./page.ts', import.meta.url));
 
-/** The bundle's path: `<temp dir>/app.js`; `page` is another page script to bundle the same way. */
-export async function bundlePage(page = entry): Promise<string> {
-  const outDir = mkdtempSync(join(tmpdir(), 'sdk-defaults-page-'));
+/** The bundle's path: `<temp dir>/app.js`; `page`: another page script to bundle the same way (other suites'). */
+export async function bundlePage(page = defaultEntry): Promise<string> {
+  const outDir = mkdtempSync(join(tmpdir(), 'sdk-page-'));
   await build({
     configFile: false,
     logLevel: 'warn',

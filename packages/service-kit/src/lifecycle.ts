@@ -18,8 +18,16 @@ export interface RunningService {
  */
 export async function runService(
   app: FastifyInstance,
-  /** reusePort: listen with SO_REUSEPORT, so more sockets can listen on the port (the web's http/acceptors.ts). */
-  opts: { config: ServerConfig; readiness: Readiness; reusePort?: boolean },
+  /**
+   * reusePort: listen with SO_REUSEPORT, so more sockets can listen on the port (the web's http/acceptors.ts).
+   * ownSignals: signals the service handles itself, not a shutdown (the relay's SIGHUP reloads its projects).
+   */
+  opts: {
+    config: ServerConfig;
+    readiness: Readiness;
+    reusePort?: boolean;
+    ownSignals?: ReadonlyArray<'SIGHUP' | 'SIGUSR2'>;
+  },
 ): Promise<RunningService> {
   const { config, readiness } = opts;
   const log = app.log;
@@ -27,6 +35,8 @@ export async function runService(
   const closer = closeWithGrace(
     {
       delay: config.shutdownDrainDelayMs + config.shutdownGraceMs,
+      // close-with-grace shuts down on SIGHUP too, among others.
+      ...(opts.ownSignals ? { skip: [...opts.ownSignals] } : {}),
       logger: { error: (msg: unknown, ...rest: unknown[]) => log.error({ detail: rest }, String(msg)) },
       onTimeout: (delay) => log.error({ delayMs: delay }, 'graceful shutdown timed out; exiting'),
     },

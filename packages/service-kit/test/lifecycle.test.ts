@@ -50,6 +50,20 @@ describe('a service process', () => {
     expect(service.logs.map((l) => l.msg)).toContain('shut down cleanly');
   });
 
+  it.each([
+    ['shuts down on SIGHUP by default (close-with-grace)', {}, true],
+    ['keeps serving on a SIGHUP it owns (ownSignals: the relay reloads its projects)', { OWN_SIGNALS: '1' }, false],
+  ])('%s', async (_name, env, exits) => {
+    service = await spawnService(fixture, { env: { SHUTDOWN_DRAIN_DELAY_MS: '0', SHUTDOWN_GRACE_MS: '2000', ...env } });
+    service.child.kill('SIGHUP');
+    const code = await Promise.race([service.exited, sleep(1_500).then(() => 'running')]);
+    expect(code).toBe(exits ? 0 : 'running');
+    if (!exits) {
+      expect((await fetch(`${service.url}/slow?ms=0`)).status).toBe(200);
+      expect(service.logs.map((l) => l.msg)).toContain('SIGHUP handled by the service');
+    }
+  });
+
   // Logs go to a pipe; a process whose reader is gone (a dev's `npm start | tool` after the tool quit) must still exit
   // on SIGTERM rather than retry writing its last line forever.
   it('exits on SIGTERM after its stdout reader has gone', async () => {

@@ -9,6 +9,9 @@ import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { createQuotaStage } from './pipeline/quota/stage.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
+import { createLiveProjects, type LiveProjects } from './projects/live.ts';
+import { compileProjectSet } from './projects/project-set.ts';
+import { watchProjectsFile } from './projects/watch.ts';
 import { lingerUnread } from './routes/refuse.ts';
 import { securityReports } from './routes/security-reports.ts';
 import { answerServerErrors } from './routes/server-errors.ts';
@@ -16,7 +19,6 @@ import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
 import { openSpool } from './spool/spool.ts';
 import type { Target } from './types.ts';
 import { createDelivery } from './upstream/delivery.ts';
-import { createDestinationCheck } from './upstream/destinations.ts';
 import { createForwarder } from './upstream/forward.ts';
 
 /** The ledger's project labels: the allowlist's project ids, and "loopback" when loopback DSNs are allowed. */
@@ -32,8 +34,13 @@ export interface BuildOptions {
   now?: () => number;
 }
 
+/** The service, and its projects: main.ts reloads them on SIGHUP. */
+export interface RelayApp extends ServiceApp {
+  projects: LiveProjects;
+}
+
 /** Builds the service without listening, so tests can use inject() or a loopback port. */
-export async function buildApp(config: Config, options: BuildOptions = {}): Promise<ServiceApp> {
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<RelayApp> {
   // The tunnel path is served ahead of Fastify by a plain node:http handler, a lane of the front door
   // (routes/tunnel.ts says why); every other route (health, readiness, metrics) goes through Fastify.
   // Node would read an unrouted body to its end (up to requestTimeout), Fastify reset a client sending one too large.
@@ -67,7 +74,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const rateLimits = new RateLimits();
   // One quota state for the tunnel and CSP reports: both spend the project's quota.
   const quotas = createQuotaStage({
-    lookup: config.quotaSettings,
     clientNetwork,
     ...(options.now ? { now: options.now } : {}),
   });
@@ -77,6 +83,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     requestTimeoutMs: config.upstream.requestTimeoutMs,
   });
+  // The projects in force (PROJECTS_FILE, or the environment's one), swapped whole by a reload (projects/live.ts).
+  const projectSetOptions = {
+    loopbackPorts: config.loopbackPorts,
+    upstreamUrl: config.upstreamUrl,
+    limits: config.limits,
+  };
+  let projects: LiveProjects | undefined;
   let memoryQueue = () => 0;
   const metrics = createMetrics(
     {
@@ -110,7 +123,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     metrics,
     log: app.log,
     budget,
-    isAllowedDestination: createDestinationCheck(config),
+    // Replay asks the projects in force now: a DSN removed by a reload is no longer sent to.
+    isAllowedDestination: (target) => (projects as LiveProjects).current().isAllowedDestination(target),
     maxSpoolEnvelopes: config.spool.maxEnvelopes,
     maxSpoolBytes: config.spool.maxBytes,
     perClientSpoolEnvelopes: config.spool.perClientEnvelopes,
@@ -124,6 +138,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     retryMaxMs: config.upstream.retryMaxMs,
   });
   memoryQueue = () => delivery.memoryCount;
+  const live = createLiveProjects(
+    compileProjectSet(config.projects.initial, projectSetOptions, config.projects.sha256),
+    {
+      file: config.projects.file,
+      document: { derivedTunnelPaths: config.projects.derivedTunnelPaths },
+      set: projectSetOptions,
+      registry: metrics.registry,
+      log: app.log,
+    },
+  );
+  projects = live;
+  const watcher =
+    config.projects.file === undefined
+      ? undefined
+      : watchProjectsFile(config.projects.file, () => live.reload('watch'), config.projects.watchDebounceMs);
   const { lostRows, orphanFiles, expiredRows } = spool.recovered;
   if (lostRows > 0) {
     metrics.spoolDropped.inc({ reason: 'lost' }, lostRows);
@@ -166,14 +195,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
   });
 
+  // What both routes' stages read: the tunnel's and the CSP reports'.
+  const routeOptions = { config, metrics, rateLimits, quotas, delivery, outcomes, shares, projects: live };
   const tunnel = createTunnelHandler({
-    config,
-    metrics,
-    rateLimits,
-    quotas,
-    delivery,
-    outcomes,
-    shares,
+    ...routeOptions,
     log: app.log,
     draining: () => readiness.draining,
     closing: () => closing,
@@ -204,7 +229,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setErrorHandler(answerServerErrors(metrics));
 
   // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
-  await app.register(securityReports, { config, metrics, rateLimits, quotas, delivery, outcomes, shares });
+  await app.register(securityReports, routeOptions);
 
   // With METRICS_PORT, an admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod
   // look dead.
@@ -212,10 +237,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onClose', async () => {
     clearInterval(outcomeTimer);
+    watcher?.close();
     await sendOutcomes();
     await delivery.close(Math.min(config.server.shutdownGraceMs / 2, config.upstream.requestTimeoutMs));
     await forwarder.close();
     spool.close();
   });
-  return { app, readiness };
+  return { app, readiness, projects: live };
 }

@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env, EnvReader, ServerConfig } from '@app/service-kit';
 import { containerMemoryLimit, readConnectionLimits, readEnv, readServerConfig } from '@app/service-kit';
-import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
-import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
-import { type Dsn, parseDsn } from './envelope/dsn.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
-import type { ScrubSettings } from './pii/index.ts';
 import { DEFAULT_PREFIXES, type NetworkPrefixes } from './pipeline/client-network.ts';
-import { readInboundFilters } from './pipeline/inbound-filters/config.ts';
-import { readQuotaSettings } from './pipeline/quota/env.ts';
+import { type ProjectsConfig, readProjectsConfig, type ShorthandConfig } from './projects/env-config.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
 
@@ -20,7 +15,9 @@ const MiB = 1024 * 1024;
 const DEFAULT_SPOOL_DIR = join(tmpdir(), `telemetry-relay-${process.getuid?.() ?? 'user'}`, 'spool');
 
 /** Every environment variable the service reads, validated in one place (RouteConfig holds the routes' part). */
-export interface Config extends RouteConfig {
+export interface Config extends RouteConfig, ShorthandConfig {
+  /** The projects and the one-project shorthand (projects/env-config.ts). */
+  projects: ProjectsConfig;
   server: ServerConfig;
   metricsPort: number | undefined;
   /** What is running, for relay_build_info: RELEASE and REVISION (set by the image build). */
@@ -73,51 +70,7 @@ export function loadConfig(env: Env): Config {
   const reader = readEnv(env);
   const server = readServerConfig(reader, 3001);
 
-  const allowedDsns: Dsn[] = [];
-  for (const text of reader.list('ALLOWED_DSNS')) {
-    const dsn = parseDsn(text);
-    if (typeof dsn === 'string') reader.check('ALLOWED_DSNS', `entry ${JSON.stringify(text)} ${dsn}`);
-    else allowedDsns.push(dsn);
-  }
-  const loopbackPorts = readLoopbackPorts(reader);
-  if (allowedDsns.length === 0 && loopbackPorts.length === 0 && reader.list('ALLOWED_DSNS').length === 0) {
-    reader.check(
-      'ALLOWED_DSNS',
-      "is required: the DSNs this relay forwards for (or, in development, ALLOW_LOOPBACK_DSNS=<port> to accept DSNs on a loopback host with that port, the local viewer's)",
-    );
-  }
-
-  // Unset: the path SDK 11's `tunnel: true` derives from each allowed DSN, as the web does from its own (decision 048).
-  const explicitPath = reader.optionalString('TUNNEL_PATH')?.replace(/\/+$/, '');
-  const tunnelPaths =
-    explicitPath === undefined
-      ? [...new Set(reader.list('ALLOWED_DSNS').flatMap((text) => tunnelPathOf(text) ?? []))]
-      : [explicitPath];
-  for (const path of tunnelPaths)
-    reader.check(
-      'TUNNEL_PATH',
-      /^\/[\w\-./~]+$/.test(path) ? undefined : `must be a path like /x7k2q9 (got ${JSON.stringify(path)})`,
-    );
-  if (tunnelPaths.length === 0)
-    reader.check(
-      'TUNNEL_PATH',
-      'is required when ALLOWED_DSNS names no DSN to derive it from (the path `tunnel: true` derives from the DSN)',
-    );
-
-  const ruleIds = reader.list('IGNORE_RULES', ['all']);
-  let rules: IgnoreRule[] = [];
-  if (ruleIds.length === 1 && ruleIds[0] === 'all') rules = [...ignoreRules];
-  else if (!(ruleIds.length === 1 && ruleIds[0] === 'none')) {
-    for (const id of ruleIds) {
-      const rule = ignoreRules.find((r) => r.id === id);
-      if (rule) rules.push(rule);
-      else
-        reader.check(
-          'IGNORE_RULES',
-          `names an unknown rule ${JSON.stringify(id)} (known: ${ignoreRules.map((r) => r.id).join(', ')}, or all/none)`,
-        );
-    }
-  }
+  const { projects, tunnelPaths, ...shorthand } = readProjectsConfig(env, reader);
 
   const metricsPort =
     reader.optionalString('METRICS_PORT') === undefined
@@ -142,17 +95,12 @@ export function loadConfig(env: Env): Config {
   const spoolMaxEnvelopes = reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 });
   const spoolMaxBytes = reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB });
 
-  const quotas = readQuotaSettings(reader, env);
   const config: Config = {
     server,
     tunnelPaths,
-    allowedDsns,
-    loopbackPorts,
+    projects,
+    ...shorthand,
     upstreamUrl: reader.optionalUrl('UPSTREAM_URL'),
-    ignoreRules: rules,
-    inboundFilters: readInboundFilters(reader),
-    scrub: readScrubSettings(reader),
-    quotaSettings: () => quotas,
     trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),
@@ -234,45 +182,4 @@ function readReplayMaxLoopDelay(env: Env, reader: EnvReader): number {
     old ? 'is no longer read: set REPLAY_MAX_LOOP_DELAY_MS instead (0 = unpaced)' : undefined,
   );
   return reader.integer('REPLAY_MAX_LOOP_DELAY_MS', 5, { min: 0, max: 1_000 });
-}
-
-/**
- * ALLOW_LOOPBACK_DSNS: `false` (default) or the port(s) a loopback DSN may name — the local viewer's. Any port would
- * let a web page make the relay POST to every service listening on the machine.
- */
-function readLoopbackPorts(reader: EnvReader): number[] {
-  const values = reader.list('ALLOW_LOOPBACK_DSNS', ['false']);
-  if (values.length === 1 && ['false', '0', 'no', 'off'].includes(values[0]?.toLowerCase() ?? '')) return [];
-  const ports = values.map(Number);
-  reader.check(
-    'ALLOW_LOOPBACK_DSNS',
-    ports.every((port) => Number.isInteger(port) && port > 0 && port <= 65535)
-      ? undefined
-      : `must be false or the loopback port(s) DSNs may name, e.g. 8969 for the local viewer (got ${JSON.stringify(values.join(','))})`,
-  );
-  return ports.filter((port) => Number.isInteger(port) && port > 0 && port <= 65535);
-}
-
-/** Data scrubbing, named after Sentry's project settings (docs/configuration.md, docs/decisions/012). */
-function readScrubSettings(reader: EnvReader): ScrubSettings {
-  const fieldList = (name: string): string[] => {
-    const fields = reader.list(name);
-    const bad = fields.find((field) => field.length > 200 || /\p{Cc}/u.test(field));
-    reader.check(
-      name,
-      bad === undefined
-        ? undefined
-        : `has an entry longer than 200 characters or with a control character (${JSON.stringify(bad.slice(0, 40))})`,
-    );
-    reader.check(name, fields.length <= 100 ? undefined : `has ${fields.length} entries; at most 100`);
-    return fields;
-  };
-  return {
-    scrubData: reader.boolean('SCRUB_DATA', true),
-    scrubDefaults: reader.boolean('SCRUB_DEFAULTS', true),
-    scrubIpAddresses: reader.boolean('SCRUB_IP_ADDRESSES', false),
-    sensitiveFields: fieldList('SENSITIVE_FIELDS'),
-    safeFields: fieldList('SAFE_FIELDS'),
-    strict: reader.boolean('SCRUB_STRICT', false),
-  };
 }

@@ -8,6 +8,7 @@ export type RejectCode =
   | 'missing_dsn'
   | 'invalid_dsn'
   | 'dsn_not_allowed'
+  | 'origin_not_allowed'
   | 'too_large'
   | 'unsupported_encoding'
   | 'unsupported_type'
@@ -29,6 +30,8 @@ const STATUS: Record<RejectCode, number> = {
   missing_dsn: 400,
   invalid_dsn: 403,
   dsn_not_allowed: 403,
+  // A page on another host that no project lists (decision 050).
+  origin_not_allowed: 403,
   too_large: 413,
   unsupported_encoding: 415,
   unsupported_type: 415,

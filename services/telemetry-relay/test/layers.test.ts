@@ -13,11 +13,16 @@ const LAYERS: ReadonlyArray<{ name: string; holds: readonly string[]; imports: r
   { name: 'pipeline', holds: ['pipeline/'], imports: ['core', 'envelope', 'ops', 'pii'] },
   { name: 'spool', holds: ['spool/'], imports: ['core', 'envelope'] },
   { name: 'upstream', holds: ['upstream/'], imports: ['core', 'envelope', 'ops', 'spool'] },
-  { name: 'routes', holds: ['routes/'], imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'upstream'] },
+  { name: 'projects', holds: ['projects/'], imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'upstream'] },
+  {
+    name: 'routes',
+    holds: ['routes/'],
+    imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'upstream', 'projects'],
+  },
   {
     name: 'service',
     holds: ['config.ts', 'app.ts', 'main.ts'],
-    imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'spool', 'upstream', 'routes'],
+    imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'spool', 'upstream', 'projects', 'routes'],
   },
 ];
 

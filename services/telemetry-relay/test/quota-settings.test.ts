@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { parseQuotaSettings, type QuotaSettings } from '../src/pipeline/quota/settings.ts';
+import { NO_QUOTAS, parseQuotaSettings, type QuotaSettings } from '../src/pipeline/quota/settings.ts';
 
 const SECRET = 's'.repeat(32);
 
@@ -110,7 +110,8 @@ describe('parseQuotaSettings', () => {
 
 describe('the env shorthand', () => {
   const base = { ALLOWED_DSNS: 'https://abc@o1.ingest.sentry.io/42', LOG_LEVEL: 'silent' };
-  const settingsOf = (env: Record<string, string>) => loadConfig({ ...base, ...env }).quotaSettings('abc');
+  const settingsOf = (env: Record<string, string>) =>
+    loadConfig({ ...base, ...env }).projects.initial[0]?.quotas ?? NO_QUOTAS;
 
   it('builds quotas, the spike shield and the page token from the variables', () => {
     const settings = settingsOf({

@@ -218,23 +218,23 @@ describe('normalizeText (property)', () => {
 describe('the quota stage', () => {
   it('samples a spike before the quota counts it, so the spike does not spend the quota', () => {
     let now = T0;
+    const settings = settingsOf({
+      limits: [{ categories: ['error'], limit: 20, window: 60 }],
+      spikeShield: { threshold: 5, window: 60, keepOneIn: 10 },
+    });
     const stage = createQuotaStage({
-      lookup: () =>
-        settingsOf({
-          limits: [{ categories: ['error'], limit: 20, window: 60 }],
-          spikeShield: { threshold: 5, window: 60, keepOneIn: 10 },
-        }),
       clientNetwork: (address) => address,
       now: () => now,
     });
     const spike = () => item('event', JSON.stringify(errorEvent('boom')));
-    const result = stage.apply('abc', '42', '198.51.100.7', Array.from({ length: 105 }, spike));
+    const result = stage.apply(settings, 'abc', '42', '198.51.100.7', Array.from({ length: 105 }, spike));
     expect(result.items).toHaveLength(5 + 10);
     expect(result.discarded).toEqual([{ reason: 'spike_shield', category: 'error', quantity: 90 }]);
     expect(result.headers).toEqual({});
     // Five other errors still fit in the quota the spike left.
     const others = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
     const other = stage.apply(
+      settings,
       'abc',
       '42',
       '198.51.100.7',
@@ -243,20 +243,20 @@ describe('the quota stage', () => {
     expect(other.items).toHaveLength(5);
     expect(other.dropped).toEqual([{ type: 'event', category: 'error', reason: 'quota' }]);
     now += 60_000;
-    expect(stage.apply('abc', '42', '198.51.100.7', [spike()]).items).toHaveLength(1);
+    expect(stage.apply(settings, 'abc', '42', '198.51.100.7', [spike()]).items).toHaveLength(1);
   });
 });
 
 describe('the spike shield with attachments', () => {
   it("drops a sampled event's attachments with it, reported in bytes and items", () => {
+    const settings = settingsOf({ spikeShield: { threshold: 1, keepOneIn: 1000 } });
     const stage = createQuotaStage({
-      lookup: () => settingsOf({ spikeShield: { threshold: 1, keepOneIn: 1000 } }),
       clientNetwork: (address) => address,
       now: () => T0,
     });
     const envelopeItems = () => [item('event', JSON.stringify(errorEvent('boom'))), item('attachment', 'abcd')];
-    expect(stage.apply('abc', '42', '198.51.100.7', envelopeItems()).items).toHaveLength(2);
-    const second = stage.apply('abc', '42', '198.51.100.7', envelopeItems());
+    expect(stage.apply(settings, 'abc', '42', '198.51.100.7', envelopeItems()).items).toHaveLength(2);
+    const second = stage.apply(settings, 'abc', '42', '198.51.100.7', envelopeItems());
     expect(second.items).toEqual([]);
     expect(second.discarded).toEqual([
       { reason: 'spike_shield', category: 'error', quantity: 1 },

@@ -57,7 +57,12 @@ export const FIELDS: readonly Field[] = [
   ),
   header('tunnel', 'x-request-id', 'kept when it matches [\\w.:-]{1,128}, else replaced', 'service-kit'),
   header('tunnel', 'user-agent', COPIED, 'identity.ts'),
-  header('tunnel', 'origin', COPIED, 'identity.ts'),
+  header(
+    'tunnel',
+    'origin',
+    `${COPIED}; compared whole with the project's origins, echoed only when one of them`,
+    'identity.ts, cors.ts',
+  ),
   header('tunnel', 'referer', 'its origin copied upstream when ≤ 1024 characters, else dropped', 'identity.ts'),
   header('tunnel', 'sec-ch-ua', COPIED, 'identity.ts'),
   header('tunnel', 'x-unknown-header', 'not read', NODE_HEADERS),

@@ -9,17 +9,14 @@ import { RelayError } from '../errors.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import { quotaDropCounter } from '../ops/quota-metrics.ts';
 import { tallyText } from '../ops/tally.ts';
-import type { Authorized } from '../pipeline/authorize.ts';
 import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
-import { createFilter } from '../pipeline/filter.ts';
 import { identityHeaders } from '../pipeline/identity.ts';
-import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
-import { ScanPlan } from '../pipeline/item-scan.ts';
 import { ItemTexts } from '../pipeline/item-text.ts';
 import { mergeLimitHeaders } from '../pipeline/quota/quota.ts';
 import type { QuotaStage } from '../pipeline/quota/stage.ts';
 import type { RateLimits } from '../pipeline/rate-limit.ts';
-import { createScrubber } from '../pipeline/scrub.ts';
+import type { LiveProjects } from '../projects/live.ts';
+import type { ProjectAuthorized } from '../projects/project.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
 import { accountAccepted } from './ledger-entries.ts';
@@ -33,6 +30,8 @@ export interface StageOptions {
   quotas: QuotaStage;
   delivery: Delivery;
   outcomes: OutcomeAggregator<Target>;
+  /** The projects in force; a request reads them once, at its start (projects/live.ts). */
+  projects: LiveProjects;
 }
 
 /** The answer's body, once the envelope is safe: at once in fast mode, after the spool's commit in durable mode. */
@@ -41,23 +40,18 @@ export type EnvelopeStages = (
   res: ServerResponse,
   ip: string,
   envelope: Envelope,
-  authorized: Authorized,
+  authorized: ProjectAuthorized,
 ) => string | Promise<string>;
 
 export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
   const { config, metrics, rateLimits, quotas, delivery, outcomes } = options;
   const quotaDropped = quotaDropCounter(metrics.registry);
-  const plan = new ScanPlan(); // one byte scan per item for the words of all three stages
-  const filter = createFilter(config.ignoreRules, plan);
-  const inboundFilter = createInboundFilters(config.inboundFilters, plan);
-  const scrub = createScrubber(config.scrub, config.limits, plan);
-  plan.prepare();
   const scrubbed = counting(metrics.scrubbed);
   const accepted = counting(metrics.accepted);
   const account = accountAccepted(metrics.ledger);
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
-  const targets = new WeakMap<Authorized, Target>();
-  const targetOf = (authorized: Authorized): Target => {
+  const targets = new WeakMap<ProjectAuthorized, Target>();
+  const targetOf = (authorized: ProjectAuthorized): Target => {
     let target = targets.get(authorized);
     if (!target) {
       const { dsn, project } = authorized;
@@ -71,9 +65,11 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     res: ServerResponse,
     ip: string,
     envelope: Envelope,
-    authorized: Authorized,
+    authorized: ProjectAuthorized,
   ): string | Promise<string> => {
     const { dsn, project } = authorized;
+    // The project's stages as they were when the envelope arrived, compiled once per load (projects/project.ts).
+    const { filter, inboundFilter, scrub, settings } = authorized.settings;
     const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
 
     const limited = rateLimits.apply(dsn.key, envelope.items);
@@ -91,7 +87,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
     for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
     const inbound = inboundFilter(filtered.items, texts);
     for (const { type, reason } of inbound.dropped) metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
-    const quota = quotas.apply(dsn.publicKey, project, ip, inbound.items);
+    const quota = quotas.apply(authorized.settings.quotas, dsn.publicKey, project, ip, inbound.items);
     for (const { type, category, reason } of quota.dropped) {
       metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
       quotaDropped.inc({ project, category, reason });
@@ -131,7 +127,7 @@ export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
       if (items !== kept || discarded.length > 0) bytes = serializeEnvelope(envelope, items);
       safe = delivery.accept({
         ...target,
-        headers: identityHeaders(ip, req.headers, !config.scrub.scrubIpAddresses),
+        headers: identityHeaders(ip, req.headers, !settings.scrub.scrubIpAddresses),
         body: bytes,
         acceptedAt: Date.now(),
         client: ip,

@@ -1,9 +1,4 @@
 // The part of the configuration the routes read, so routes do not depend on all of config.ts.
-import type { IgnoreRule } from '@app/telemetry-rules';
-import type { Dsn } from '../envelope/dsn.ts';
-import type { ScrubSettings } from '../pii/index.ts';
-import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings.ts';
-import type { QuotaLookup } from '../pipeline/quota/stage.ts';
 
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
@@ -12,21 +7,8 @@ export interface RouteConfig {
    * of ALLOWED_DSNS, the path SDK 11's `tunnel: true` derives.
    */
   tunnelPaths: string[];
-  allowedDsns: Dsn[];
-  /** Development only (ALLOW_LOOPBACK_DSNS): with no allowlist, loopback DSNs naming one of these ports. */
-  loopbackPorts: number[];
   /** Send every envelope here instead of the DSN's own Sentry (UPSTREAM_URL). */
   upstreamUrl: URL | undefined;
-  ignoreRules: IgnoreRule[];
-  /** Relay's inbound filters (INBOUND_FILTERS, INBOUND_ERROR_MESSAGES, INBOUND_RELEASES). */
-  inboundFilters: InboundFilterSettings;
-  /** Data scrubbing, Sentry's project settings (SCRUB_*, SENSITIVE_FIELDS, SAFE_FIELDS). */
-  scrub: ScrubSettings;
-  /**
-   * Quotas, spike shield and page token of the project a DSN's public key names (pipeline/quota/): the env
-   * shorthand (QUOTA_*, SPIKE_SHIELD_*, PAGE_TOKEN_*) for every key until the projects file answers it.
-   */
-  quotaSettings: QuotaLookup;
   trustedProxyHops: number;
   /** Log one in this many accepted envelopes (rejections are always logged). */
   logSampleEvery: number;

@@ -9,10 +9,10 @@ import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from '.
 import { environmentProblem, releaseProblem } from '../envelope/release-names.ts';
 import { quote, RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
-import { createAuthorizer } from '../pipeline/authorize.ts';
 import { charge } from '../pipeline/body-sink.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
+import { admitOrigin, crossOrigin, isPreflight, preflightAnswer } from './cors.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 import { refuse } from './refuse.ts';
 
@@ -110,7 +110,6 @@ function reportParts(body: Buffer, contentType: string, itemHeaders: Record<stri
 
 export async function securityReports(app: FastifyInstance, options: SecurityReportOptions): Promise<void> {
   const { config, metrics, shares } = options;
-  const authorize = createAuthorizer({ allowedDsns: config.allowedDsns, loopbackPorts: config.loopbackPorts });
   const deliver = createEnvelopeStages(options);
   const bodyLimits = {
     maxBodyBytes: Math.min(config.limits.maxBodyBytes, config.limits.maxEventItemBytes),
@@ -142,7 +141,9 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
     if (typeof query.dsn !== 'string' || query.dsn === '') {
       throw new RelayError('missing_dsn', 'the query has no "dsn" (the DSN the reports are for)');
     }
-    const authorized = authorize({ dsn: query.dsn });
+    const authorized = options.projects.current().authorize({ dsn: query.dsn });
+    const origin = crossOrigin(req.raw);
+    if (origin !== undefined) admitOrigin(reply.raw, origin, authorized.settings);
     const itemHeaders = stamps(query);
     const hold = shares.hold(ip);
     try {
@@ -185,8 +186,32 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
       return reply.code(status).headers(headers).type('application/json').send(body);
     }
   };
+  // A report-to endpoint on another host is asked first: the query names the DSN, so its project answers.
+  const preflight = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!isPreflight(req.raw))
+      return reply
+        .code(405)
+        .header('allow', 'POST')
+        .send({ error: 'method_not_allowed', detail: 'send reports with POST' });
+    const origin = req.headers.origin as string;
+    const answer = preflightAnswer(origin, projectAllows(req.query as Record<string, unknown>, origin));
+    if (answer.status !== 204) metrics.rejected.inc({ reason: 'origin_not_allowed' });
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  };
+  const projectAllows = (query: Record<string, unknown>, origin: string): boolean => {
+    const projects = options.projects.current();
+    const { dsn } = namedQuery(query);
+    if (typeof dsn !== 'string') return projects.anyAllowsOrigin(origin);
+    try {
+      return projects.authorize({ dsn }).settings.origins?.has(origin) ?? false;
+    } catch {
+      return false; // a DSN not allowed here: the POST would be refused anyway
+    }
+  };
   for (const path of config.tunnelPaths.flatMap(reportPaths)) {
-    app.post(path, handler);
-    app.post(`${path}/`, handler);
+    for (const route of [path, `${path}/`]) {
+      app.post(route, handler);
+      app.options(route, preflight);
+    }
   }
 }

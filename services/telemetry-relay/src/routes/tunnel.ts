@@ -9,11 +9,12 @@ import type { EnvelopeHeader } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
-import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
 import { clientAddress } from '../pipeline/identity.ts';
 import { pageTokenOf } from '../pipeline/quota/stage.ts';
 import { readBody } from '../pipeline/read-body.ts';
+import type { ProjectAuthorized } from '../projects/project.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
+import { admitOrigin, crossOrigin, isPreflight, preflightAnswer } from './cors.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 import { lingerUnread, refuse } from './refuse.ts';
 
@@ -38,7 +39,6 @@ export function isTunnelUrl(url: string | undefined, tunnelPath: string): boolea
 
 export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
   const { config, metrics, shares, log } = options;
-  const authorize = createAuthorizer({ allowedDsns: config.allowedDsns, loopbackPorts: config.loopbackPorts });
   const bodyLimits = {
     maxBodyBytes: config.limits.maxBodyBytes,
     maxEnvelopeBytes: config.limits.maxEnvelopeBytes,
@@ -84,6 +84,14 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     received.inc();
     if (req.method !== 'POST') {
       req.resume();
+      if (isPreflight(req)) {
+        // No body, so no DSN: an origin some project allows; the POST is checked against its own project.
+        const origin = req.headers.origin as string;
+        const answer = preflightAnswer(origin, options.projects.current().anyAllowsOrigin(origin));
+        if (answer.status !== 204) metrics.rejected.inc({ reason: 'origin_not_allowed' });
+        res.writeHead(answer.status, answer.headers).end(answer.body);
+        return;
+      }
       // A body on its way (a PUT of megabytes): the client reads the 405 before the connection ends.
       lingerUnread(req, linger, metrics);
       send(req, res, 405, '{"error":"method_not_allowed","detail":"send envelopes with POST"}', { allow: 'POST' });
@@ -98,7 +106,10 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     // The body is read within the client's share of the memory budget, released once the envelope is safe.
     const hold = shares.hold(ip);
     let header: EnvelopeHeader | undefined;
-    let authorized: Authorized | undefined;
+    let authorized: ProjectAuthorized | undefined;
+    // The projects in force when the request arrived: a reload meanwhile does not change this envelope's settings.
+    const projects = options.projects.current();
+    const origin = crossOrigin(req);
     /** The 200 and its sampled log line; the client's memory hold is released before (`answered`, or at once). */
     const reply = (body: string) => {
       send(req, res, 200, body);
@@ -135,9 +146,12 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
       hold,
       onHeaderLine(line) {
         header = parseEnvelopeHeader(line, config.limits);
-        authorized = authorize(header);
+        authorized = projects.authorize(header);
+        if (origin !== undefined) admitOrigin(res, origin, authorized.settings);
         // Before the body is read: a forged sender costs a header line, not an envelope (pipeline/quota/).
-        options.quotas.checkPageToken(authorized.dsn.publicKey, () => pageTokenOf(req.headers, req.url));
+        options.quotas.checkPageToken(authorized.settings.quotas, authorized.dsn.publicKey, () =>
+          pageTokenOf(req.headers, req.url),
+        );
       },
     }).then((body) => {
       try {

@@ -50,6 +50,13 @@ export function unknownFilterIds(ids: readonly string[]): string[] {
     );
 }
 
+/** The filter ids a list names (`default` expanded, `none` alone: no filter), and a problem per unknown id. */
+export function filterIdsFrom(listed: readonly string[]): { ids: string[]; problems: string[] } {
+  if (listed.length === 1 && listed[0] === 'none') return { ids: [], problems: [] };
+  const ids = [...new Set(listed.flatMap((id) => (id === 'default' ? DEFAULT_FILTER_IDS : [id])))];
+  return { ids: ids.filter((id) => KNOWN_FILTER_IDS.includes(id)), problems: unknownFilterIds(ids) };
+}
+
 /** A problem with a list of globs, or undefined. */
 export function invalidGlobs(globs: readonly string[]): string | undefined {
   if (globs.length > MAX_GLOBS) return `lists ${globs.length} globs (at most ${MAX_GLOBS})`;

@@ -1,6 +1,6 @@
 // The quota stage: the page token (checked with the header line, before the body is read), then on the items the
-// spike shield (so a spike does not spend the quota) and the local quotas. Settings come from one lookup by the
-// DSN's public key (env shorthand today, the projects file later).
+// spike shield (so a spike does not spend the quota) and the local quotas, with the settings of the envelope's project
+// as they were when it arrived (projects/project.ts).
 import { PAGE_TOKEN_HEADER, type PageTokenProblem, verifyPageToken } from '@app/service-kit/page-token';
 import type { EnvelopeItem } from '../../envelope/types.ts';
 import { type RejectCode, RelayError } from '../../errors.ts';
@@ -12,10 +12,7 @@ import { QUOTA_DROP_REASONS, type QuotaDropReason } from './reasons.ts';
 import type { QuotaSettings } from './settings.ts';
 import { SpikeShield } from './spike-shield.ts';
 
-export type QuotaLookup = (publicKey: string) => QuotaSettings;
-
 export interface QuotaStageOptions {
-  lookup: QuotaLookup;
   /** The client's network key for network-scoped quotas (pipeline/client-network.ts). */
   clientNetwork: (address: string) => string;
   now?: () => number;
@@ -40,24 +37,28 @@ const TOKEN_CODES: Record<PageTokenProblem, RejectCode> = {
 
 export interface QuotaStage {
   /** Throws a 403 RelayError when the project requires a page token and `token()` is not a valid one. */
-  checkPageToken(publicKey: string, token: () => string | undefined): void;
-  apply(publicKey: string, project: string, address: string, items: EnvelopeItem[]): QuotaResult;
+  checkPageToken(settings: QuotaSettings, publicKey: string, token: () => string | undefined): void;
+  apply(
+    settings: QuotaSettings,
+    publicKey: string,
+    project: string,
+    address: string,
+    items: EnvelopeItem[],
+  ): QuotaResult;
 }
 
 export function createQuotaStage(options: QuotaStageOptions): QuotaStage {
-  const { lookup, clientNetwork } = options;
+  const { clientNetwork } = options;
   const now = options.now ?? Date.now;
   const counters = new QuotaCounters(options.maxCounters);
   const shield = new SpikeShield(options.maxFingerprints);
   return {
-    checkPageToken(publicKey, token) {
-      const settings = lookup(publicKey).pageToken;
-      if (settings === undefined) return;
-      const check = verifyPageToken(token(), settings.secret, publicKey, Math.floor(now() / 1000), settings);
+    checkPageToken({ pageToken }, publicKey, token) {
+      if (pageToken === undefined) return;
+      const check = verifyPageToken(token(), pageToken.secret, publicKey, Math.floor(now() / 1000), pageToken);
       if (!check.ok) throw new RelayError(TOKEN_CODES[check.problem], check.detail);
     },
-    apply(publicKey, project, address, items) {
-      const settings = lookup(publicKey);
+    apply(settings, publicKey, project, address, items) {
       if (settings.quotas.length === 0 && settings.spikeShield === undefined) {
         return { items, discarded: [], dropped: [], headers: {} };
       }
