@@ -1,6 +1,6 @@
-// Who "one client" is for fairness (memory shares, spool shares): a network, not an address. One IPv6 host is
-// usually given a whole /64, so keying on the address would give it 2^64 shares; IPv4 keeps /32 by default.
-// IPv4-mapped IPv6 (::ffff:a.b.c.d, either spelling) counts as IPv4. docs/configuration.md, "Fairness".
+// Who "one client" is for fairness (the relay's memory and spool shares, the web's trace budget): a network, not an
+// address. One IPv6 host is usually given a whole /64, so keying on the address would give it 2^64 shares; IPv4
+// keeps /32 by default. IPv4-mapped IPv6 (::ffff:a.b.c.d, either spelling) counts as IPv4.
 
 export interface NetworkPrefixes {
   /** Leading bits of an IPv4 address that name one client (1–32). */

@@ -1,6 +1,6 @@
 // Fairness by network over real HTTP: the addresses of one IPv6 /64 share one memory share and one spool share,
 // and a client filling its spool share leaves room (and a 200) for everybody else. Unit tables:
-// client-network.test.ts.
+// memory/client-shares.test.ts, service-kit's client.test.ts.
 import { request } from 'node:http';
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

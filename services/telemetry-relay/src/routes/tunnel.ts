@@ -3,7 +3,7 @@
 // Served by node:http ahead of Fastify, doing by hand what Fastify would
 // (docs/decisions/002-tunnel-path-ahead-of-fastify.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { lingerLimits, requestIdFrom } from '@app/service-kit';
+import { clientAddress, lingerLimits, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
 import type { EnvelopeHeader } from '../envelope/types.ts';
@@ -11,7 +11,6 @@ import { RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
 import { type Authorized, createAuthorizer } from '../pipeline/authorize.ts';
-import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
