@@ -1,7 +1,7 @@
 // The span, log and metric attributes Sentry's conventions exempt from the default scrubbing rules: those whose
 // `applyScrubbing` is `manual` (Relay's pii "maybe") or `never` (pii "false") in @sentry/conventions 0.32.0, the
 // version SDK 11.12 ships with. Any other attribute, known or not, is scrubbed. Checked against the package by
-// test/attribute-conventions.test.ts (UPDATE_CONVENTIONS=1 rewrites this list from it).
+// test/pii/attribute-conventions.test.ts (UPDATE_CONVENTIONS=1 rewrites this list from it).
 
 /** The conventions' version this list was taken from. */
 export const CONVENTIONS_VERSION = '0.32.0';

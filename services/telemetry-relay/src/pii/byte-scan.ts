@@ -2,7 +2,7 @@
 // a third of the bytes (for the default words) where regular expressions read all (docs/decisions/021, 028, 030).
 // Every word is 3+ bytes, so a sample every (shortest length - 1) bytes lands inside each occurrence, and a word is
 // compared only around a sample whose pair of bytes, and the bytes beside them, it holds. It answers as `/word1|word2…/i` on the latin1 decode
-// (test/prescan.test.ts), or as `includes` for an exact word (test/item-scan.test.ts).
+// (test/pii/prescan.test.ts), or as `includes` for an exact word (test/pipeline/item-scan.test.ts).
 
 /** ASCII lower-cased, as the regexes' `i` flag compares an ASCII word; 0 beyond ASCII (never in a word). */
 const FOLD = new Uint8Array(256);

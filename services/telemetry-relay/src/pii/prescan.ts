@@ -3,7 +3,7 @@
 // auth, token, cookie, bearer…), digit runs long enough for a card or shaped like an SSN, an IBAN's two capitals and
 // two digits, "-----BEGIN", around each "@" an e-mail address or URL credentials, and whatever the bytes spell
 // otherwise: `\u` escapes, ſ and K (which fold to s and k), an escape before a number, `%XX` and `+` (query strings
-// are decoded). A hit only means "parse and walk"; the rules decide. test/prescan-differential.test.ts holds it to
+// are decoded). A hit only means "parse and walk"; the rules decide. test/pii/prescan-differential.test.ts holds it to
 // the full walk. Costs measured in docs/decisions/012, 021, 030 and 046.
 
 import { foundWords, type TableShape, type TableWord, tableable, wordTable } from './byte-scan.ts';

@@ -1,9 +1,9 @@
 // The growth bench's own parts (bench/growth/): the envelopes it sends must be what its tables say they are (the
 // printer is packages/test-kit's growth-report, tested there).
 import { describe, expect, it } from 'vitest';
-import { describeRefusals } from '../bench/growth/refusals.ts';
-import { EVENT_MAX_BYTES, sizedEnvelope } from '../bench/growth/sized-envelope.ts';
-import { parseEnvelope } from '../src/envelope/parse.ts';
+import { describeRefusals } from '../../bench/growth/refusals.ts';
+import { EVENT_MAX_BYTES, sizedEnvelope } from '../../bench/growth/sized-envelope.ts';
+import { parseEnvelope } from '../../src/envelope/parse.ts';
 
 const MiB = 1024 * 1024;
 const limits = { maxHeaderBytes: 64 * 1024, maxItems: 1000, maxEventItemBytes: MiB };

@@ -1,7 +1,7 @@
 // How the backlog bench reads live latency (bench/growth/live-latency.ts): the quiet figure is the median of its
 // windows' p99s, so one noisy window moves its spread, not the figure; late sends are counted apart.
 import { describe, expect, it } from 'vitest';
-import { type LiveSample, liveSpan } from '../bench/growth/live-latency.ts';
+import { type LiveSample, liveSpan } from '../../bench/growth/live-latency.ts';
 
 /** `count` answers a millisecond apart from `at`, each `ms` long and sent `lag` late. */
 const run = (at: number, count: number, ms: number, lag = 0): LiveSample[] =>

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLoop } from '../bench/open-loop.ts';
+import { openLoop } from '../../bench/open-loop.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -9,9 +9,9 @@
 // tunnel can route by nothing else), unless the row is about exactly that. Bodies are byte strings (latin1).
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEnvelope } from '../src/envelope/parse.ts';
-import { RelayError } from '../src/errors.ts';
-import { post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import { parseEnvelope } from '../../src/envelope/parse.ts';
+import { RelayError } from '../../src/errors.ts';
+import { post, type RunningRelay, removeTempDirs, startRelay } from '../helpers.ts';
 
 type Decision = 'accept' | 'refuse';
 interface Row {

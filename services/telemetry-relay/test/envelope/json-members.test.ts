@@ -1,7 +1,7 @@
 // Duplicate keys found by counting (src/envelope/json-members.ts): members as written against the keys JSON.parse
 // kept, on texts that put colons, quotes and backslashes where a count could go wrong.
 import { describe, expect, it } from 'vitest';
-import { hasDuplicateKeys, memberCount } from '../src/envelope/json-members.ts';
+import { hasDuplicateKeys, memberCount } from '../../src/envelope/json-members.ts';
 
 describe('duplicate keys in a JSON text', () => {
   it.each([

@@ -1,14 +1,14 @@
 // The attributes exempt from the default scrubbing rules (src/pii/attribute-conventions.ts) are exactly those
 // @sentry/conventions marks `manual` or `never`, in the version pinned in package.json. After a bump of the
-// package: `UPDATE_CONVENTIONS=1 npx vitest run --project telemetry-relay test/attribute-conventions.test.ts`.
+// package: `UPDATE_CONVENTIONS=1 npx vitest run --project telemetry-relay test/pii/attribute-conventions.test.ts`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ATTRIBUTE_METADATA } from '@sentry/conventions/attributes';
 import { describe, expect, it } from 'vitest';
-import { CONVENTIONS_VERSION, UNSCRUBBED_ATTRIBUTES } from '../src/pii/attribute-conventions.ts';
-import { isExemptAttribute } from '../src/pii/attributes.ts';
+import { CONVENTIONS_VERSION, UNSCRUBBED_ATTRIBUTES } from '../../src/pii/attribute-conventions.ts';
+import { isExemptAttribute } from '../../src/pii/attributes.ts';
 
-const FILE = new URL('../src/pii/attribute-conventions.ts', import.meta.url);
+const FILE = new URL('../../src/pii/attribute-conventions.ts', import.meta.url);
 /** The package's own package.json, beside the entry point it exports (it exports no `./package.json`). */
 const entry = createRequire(import.meta.url).resolve('@sentry/conventions');
 const installed = (
@@ -17,7 +17,7 @@ const installed = (
   }
 ).version;
 const pinned = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     devDependencies: Record<string, string>;
   }
 ).devDependencies['@sentry/conventions'];

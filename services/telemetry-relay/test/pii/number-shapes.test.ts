@@ -4,11 +4,11 @@
 // regex that matches. Random payloads show the bit is also often clear (the shortcut is worth having).
 
 import { describe, expect, it } from 'vitest';
-import { foundWords, type TableShape, wordTable } from '../src/pii/byte-scan.ts';
-import { NUMBER_SHAPES } from '../src/pii/number-shapes.ts';
-import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
+import { foundWords, type TableShape, wordTable } from '../../src/pii/byte-scan.ts';
+import { NUMBER_SHAPES } from '../../src/pii/number-shapes.ts';
+import { createPrescan, TRIGGER_WORDS } from '../../src/pii/prescan.ts';
+import { generator } from '../seeded-random.ts';
 import { createOraclePrescan } from './prescan-oracle.ts';
-import { generator } from './seeded-random.ts';
 
 const SSN = /\b\d{3}-\d\d-\d{4}/;
 const IBAN = /\b[A-Z]{2}\d\d[a-zA-Z0-9]{11}/;

@@ -1,6 +1,6 @@
 // The fast path means what the slow path means: the scrub stage as the route runs it (byte prescan over the shared
 // scan, then the walk with its per-string check) against a reference that parses the item first and walks every
-// decoded string with the full rules, on generated items (test/scrub-arbitraries.ts), for each kind of settings.
+// decoded string with the full rules, on generated items (test/pii/scrub-arbitraries.ts), for each kind of settings.
 // Any difference in what upstream would read fails with the shrunk item; so does a string the forwarded bytes still
 // hold (a shadowed duplicate key's value too) that upstream would not read and the rules would change.
 // The reference is the scrubber's own walk (pii/event.ts) with mayMatch off and every item walked: the rules and
@@ -8,18 +8,18 @@
 // (pii/prescan.ts, byte-scan.ts, number-shapes.ts, pipeline/item-scan.ts) skip nothing the walk would change, so it
 // imports none of them.
 // `npm test` runs a fixed seed and a bounded count; a longer run (another seed: FC_SEED):
-//   FC_RUNS=100000 npx vitest run --project telemetry-relay test/prescan-differential.test.ts
+//   FC_RUNS=100000 npx vitest run --project telemetry-relay test/pii/prescan-differential.test.ts
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseEnvelope } from '../src/envelope/parse.ts';
-import { type CompiledScrub, compileScrub, type ScrubSettings, scrubEvent, walkChildren } from '../src/pii/index.ts';
-import { scrubString } from '../src/pii/strings.ts';
-import { createFilter } from '../src/pipeline/filter.ts';
-import { createInboundFilters } from '../src/pipeline/inbound-filters/stage.ts';
-import { ScanPlan } from '../src/pipeline/item-scan.ts';
-import { ItemTexts } from '../src/pipeline/item-text.ts';
-import { createScrubber } from '../src/pipeline/scrub.ts';
-import { removeTempDirs, testConfig } from './helpers.ts';
+import { parseEnvelope } from '../../src/envelope/parse.ts';
+import { type CompiledScrub, compileScrub, type ScrubSettings, scrubEvent, walkChildren } from '../../src/pii/index.ts';
+import { scrubString } from '../../src/pii/strings.ts';
+import { createFilter } from '../../src/pipeline/filter.ts';
+import { createInboundFilters } from '../../src/pipeline/inbound-filters/stage.ts';
+import { ScanPlan } from '../../src/pipeline/item-scan.ts';
+import { ItemTexts } from '../../src/pipeline/item-text.ts';
+import { createScrubber } from '../../src/pipeline/scrub.ts';
+import { removeTempDirs, testConfig } from '../helpers.ts';
 import { type GeneratedItem, items, PROFILES } from './scrub-arbitraries.ts';
 import { probeItem } from './scrub-probes.ts';
 

@@ -3,8 +3,8 @@
 // Inputs: random event-like JSON seeded with fragments of every trigger, in mixed case, escaped, split and at the
 // edges of the payload. Whether the answer means what the rules mean is prescan-differential.test.ts's.
 import { describe, expect, it } from 'vitest';
-import { hasWord, tableable, wordTable } from '../src/pii/byte-scan.ts';
-import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
+import { hasWord, tableable, wordTable } from '../../src/pii/byte-scan.ts';
+import { createPrescan, TRIGGER_WORDS } from '../../src/pii/prescan.ts';
 import { createOraclePrescan } from './prescan-oracle.ts';
 
 /** A seeded generator, so a failure names an input that can be replayed. */

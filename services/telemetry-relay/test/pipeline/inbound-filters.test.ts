@@ -3,11 +3,11 @@
 // row runs (a) through the stage and (b) through a relay over loopback HTTP against a capture upstream: a dropped
 // item never arrives and the envelope's client report names the reason; a kept one arrives byte for byte.
 import { describe, expect, it } from 'vitest';
-import { createItem } from '../src/envelope/serialize.ts';
-import { createInboundFilters } from '../src/pipeline/inbound-filters/stage.ts';
-import { envelope, post } from './helpers.ts';
+import { createItem } from '../../src/envelope/serialize.ts';
+import { createInboundFilters } from '../../src/pipeline/inbound-filters/stage.ts';
+import { envelope, post } from '../helpers.ts';
+import { withRelay } from '../with-relay.ts';
 import { type FilterRow, RELAY_FILTER_ROWS } from './inbound-filter-rows.ts';
-import { withRelay } from './with-relay.ts';
 
 // A new project's defaults plus localhost (opt-in), as the rows from localhost.rs need; the relay below likewise.
 const judge = createInboundFilters({

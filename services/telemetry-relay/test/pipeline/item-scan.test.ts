@@ -5,14 +5,14 @@
 import { ignoreRules } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
 import { describe, expect, it } from 'vitest';
-import { createItem } from '../src/envelope/serialize.ts';
-import { foundWords, type TableWord, wordTable } from '../src/pii/byte-scan.ts';
-import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
-import { createRulePrefilter } from '../src/pipeline/filter.ts';
-import { createGate } from '../src/pipeline/inbound-filters/gate.ts';
-import { DEFAULT_FILTER_IDS, enabledFilters } from '../src/pipeline/inbound-filters/settings.ts';
-import { ScanPlan } from '../src/pipeline/item-scan.ts';
-import { ItemTexts } from '../src/pipeline/item-text.ts';
+import { createItem } from '../../src/envelope/serialize.ts';
+import { foundWords, type TableWord, wordTable } from '../../src/pii/byte-scan.ts';
+import { createPrescan, TRIGGER_WORDS } from '../../src/pii/prescan.ts';
+import { createRulePrefilter } from '../../src/pipeline/filter.ts';
+import { createGate } from '../../src/pipeline/inbound-filters/gate.ts';
+import { DEFAULT_FILTER_IDS, enabledFilters } from '../../src/pipeline/inbound-filters/settings.ts';
+import { ScanPlan } from '../../src/pipeline/item-scan.ts';
+import { ItemTexts } from '../../src/pipeline/item-text.ts';
 
 function generator(seed: number) {
   let state = seed;

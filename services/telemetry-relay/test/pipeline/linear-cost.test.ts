@@ -3,9 +3,9 @@
 // run, each the best of a few, each sample the same number of bytes (more calls on the smaller text): robust on a
 // loaded machine, where absolute times are not. A quadratic pattern is caught at 256 KiB before 1 MiB takes minutes.
 import { describe, expect, it } from 'vitest';
-import { createItem } from '../src/envelope/serialize.ts';
-import { createInboundFilters } from '../src/pipeline/inbound-filters/stage.ts';
-import { createScrubber } from '../src/pipeline/scrub.ts';
+import { createItem } from '../../src/envelope/serialize.ts';
+import { createInboundFilters } from '../../src/pipeline/inbound-filters/stage.ts';
+import { createScrubber } from '../../src/pipeline/scrub.ts';
 import { ALL_FILTERS, ALL_SCRUB, COST_ENTRIES, missing, STAGE_WORST } from './linear-registry.ts';
 
 const KIB = 1024;

@@ -3,14 +3,14 @@
 // ſ and K that fold under `iu`), shrunk to a short counterexample when one differs. Fixed seed; FC_RUNS=… for more.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { emailPattern, passwordKeyPattern, pemPattern } from '../src/pii/matchers.ts';
-import { regexPattern } from '../src/pii/pattern.ts';
-import { EMAIL, PASSWORD_KEY, PEM_KEY, USER_PATH } from '../src/pii/patterns.ts';
-import { credentialsBefore } from '../src/pii/prescan.ts';
-import { userPathPattern } from '../src/pii/user-path.ts';
-import { globsToRegExp, linearAsRegExp } from '../src/pipeline/inbound-filters/glob.ts';
-import { globAutomaton } from '../src/pipeline/inbound-filters/glob-automaton.ts';
-import { tridentWithRv } from '../src/pipeline/inbound-filters/legacy-browsers.ts';
+import { emailPattern, passwordKeyPattern, pemPattern } from '../../src/pii/matchers.ts';
+import { regexPattern } from '../../src/pii/pattern.ts';
+import { EMAIL, PASSWORD_KEY, PEM_KEY, USER_PATH } from '../../src/pii/patterns.ts';
+import { credentialsBefore } from '../../src/pii/prescan.ts';
+import { userPathPattern } from '../../src/pii/user-path.ts';
+import { globsToRegExp, linearAsRegExp } from '../../src/pipeline/inbound-filters/glob.ts';
+import { globAutomaton } from '../../src/pipeline/inbound-filters/glob-automaton.ts';
+import { tridentWithRv } from '../../src/pipeline/inbound-filters/legacy-browsers.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 3000);
 const settings = { seed: 45, numRuns: RUNS };

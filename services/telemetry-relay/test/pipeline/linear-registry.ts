@@ -1,17 +1,17 @@
 // Every pattern and scan the relay applies to client text, each with the inputs that cost it most (decision 045):
 // built from the rule lists themselves (compileScrub with every setting on, the inbound filters with every filter on,
-// the ignore rules), so a rule added later has no worst input here and test/linear-cost.test.ts fails until it does.
+// the ignore rules), so a rule added later has no worst input here and test/pipeline/linear-cost.test.ts fails until it does.
 // The few scans outside those lists are named in OTHER_SCANS.
 import { ignoreRules } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
-import { parseDsn } from '../src/envelope/dsn.ts';
-import { releaseProblem } from '../src/envelope/release-names.ts';
-import { isRelayTimestamp } from '../src/envelope/rfc3339.ts';
-import { compileScrub, DEFAULT_SCRUB_SETTINGS, type ScrubSettings } from '../src/pii/index.ts';
-import { createPrescan, createTextCheck, TRIGGER_WORDS } from '../src/pii/prescan.ts';
-import { FORM_BODY } from '../src/pii/request.ts';
-import { enabledFilters, KNOWN_FILTER_IDS } from '../src/pipeline/inbound-filters/settings.ts';
-import type { InboundFilter, Json } from '../src/pipeline/inbound-filters/types.ts';
+import { parseDsn } from '../../src/envelope/dsn.ts';
+import { releaseProblem } from '../../src/envelope/release-names.ts';
+import { isRelayTimestamp } from '../../src/envelope/rfc3339.ts';
+import { compileScrub, DEFAULT_SCRUB_SETTINGS, type ScrubSettings } from '../../src/pii/index.ts';
+import { createPrescan, createTextCheck, TRIGGER_WORDS } from '../../src/pii/prescan.ts';
+import { FORM_BODY } from '../../src/pii/request.ts';
+import { enabledFilters, KNOWN_FILTER_IDS } from '../../src/pipeline/inbound-filters/settings.ts';
+import type { InboundFilter, Json } from '../../src/pipeline/inbound-filters/types.ts';
 
 export interface CostEntry {
   name: string;

@@ -3,11 +3,11 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import { RelayError } from '../src/errors.ts';
-import { createClientShares, createMemoryBudget, type Hold } from '../src/memory/budget.ts';
-import { AHEAD_LIMIT } from '../src/pipeline/body-sink.ts';
-import { brotliWindow, zstdWindow } from '../src/pipeline/decoders.ts';
-import { type BodyLimits, RATIO_FLOOR, readBody } from '../src/pipeline/read-body.ts';
+import { RelayError } from '../../src/errors.ts';
+import { createClientShares, createMemoryBudget, type Hold } from '../../src/memory/budget.ts';
+import { AHEAD_LIMIT } from '../../src/pipeline/body-sink.ts';
+import { brotliWindow, zstdWindow } from '../../src/pipeline/decoders.ts';
+import { type BodyLimits, RATIO_FLOOR, readBody } from '../../src/pipeline/read-body.ts';
 
 const MiB = 1024 * 1024;
 const limits: BodyLimits = {

@@ -6,9 +6,9 @@
 // stays a string, headers stay an object) the row says so (docs/decisions/012-data-scrubbing-as-relay.md).
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createItem } from '../src/envelope/serialize.ts';
-import { createScrubber } from '../src/pipeline/scrub.ts';
-import { post, type RunningRelay, removeTempDirs, startRelay, testConfig } from './helpers.ts';
+import { createItem } from '../../src/envelope/serialize.ts';
+import { createScrubber } from '../../src/pipeline/scrub.ts';
+import { post, type RunningRelay, removeTempDirs, startRelay, testConfig } from '../helpers.ts';
 import { type Env, ITEM_ROWS, type ScrubRow as Row } from './scrub-item-rows.ts';
 
 const IP: Env = { SCRUB_IP_ADDRESSES: 'true' };

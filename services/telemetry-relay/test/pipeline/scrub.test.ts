@@ -3,8 +3,8 @@
 import { fileURLToPath } from 'node:url';
 import { type CaptureServer, runToExit, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
-import { compileScrub, DEFAULT_SCRUB_SETTINGS } from '../src/pii/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { compileScrub, DEFAULT_SCRUB_SETTINGS } from '../../src/pii/index.ts';
 import {
   attachmentItem,
   EVENT_ID,
@@ -15,9 +15,9 @@ import {
   type RunningRelay,
   removeTempDirs,
   startRelay,
-} from './helpers.ts';
+} from '../helpers.ts';
 
-const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const entry = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 let capture: CaptureServer;
 let relay: RunningRelay;
 let dsn: string;

@@ -1,18 +1,18 @@
 // The tunnel's stages one at a time, without HTTP: authorize, filter, rate limits, item categories and identity.
 import { ignoreRules } from '@app/telemetry-rules';
 import { describe, expect, it } from 'vitest';
-import { itemCategory, KNOWN_ITEM_TYPES } from '../src/envelope/categories.ts';
-import { parseDsn } from '../src/envelope/dsn.ts';
-import { parseEnvelope } from '../src/envelope/parse.ts';
-import { parseRateLimits } from '../src/envelope/rate-limit-header.ts';
-import type { RelayError } from '../src/errors.ts';
-import { typeLabel } from '../src/ops/metrics.ts';
-import { AUTHORIZE_CACHE_SIZE, createAuthorizer } from '../src/pipeline/authorize.ts';
-import { clientReportItem, OutcomeAggregator } from '../src/pipeline/client-report.ts';
-import { createFilter } from '../src/pipeline/filter.ts';
-import { identityHeaders } from '../src/pipeline/identity.ts';
-import { RateLimits } from '../src/pipeline/rate-limit.ts';
-import { attachmentItem, envelope, errorEvent, eventItem } from './helpers.ts';
+import { itemCategory, KNOWN_ITEM_TYPES } from '../../src/envelope/categories.ts';
+import { parseDsn } from '../../src/envelope/dsn.ts';
+import { parseEnvelope } from '../../src/envelope/parse.ts';
+import { parseRateLimits } from '../../src/envelope/rate-limit-header.ts';
+import type { RelayError } from '../../src/errors.ts';
+import { typeLabel } from '../../src/ops/metrics.ts';
+import { AUTHORIZE_CACHE_SIZE, createAuthorizer } from '../../src/pipeline/authorize.ts';
+import { clientReportItem, OutcomeAggregator } from '../../src/pipeline/client-report.ts';
+import { createFilter } from '../../src/pipeline/filter.ts';
+import { identityHeaders } from '../../src/pipeline/identity.ts';
+import { RateLimits } from '../../src/pipeline/rate-limit.ts';
+import { attachmentItem, envelope, errorEvent, eventItem } from '../helpers.ts';
 
 const parse = (body: Buffer) =>
   parseEnvelope(body, { maxHeaderBytes: 65536, maxItems: 1000, maxEventItemBytes: 1 << 20 });

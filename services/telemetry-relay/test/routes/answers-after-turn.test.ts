@@ -1,6 +1,6 @@
 // Fast mode's answers are written together once per turn, after what the turn scheduled before them (its sends).
 import { describe, expect, it } from 'vitest';
-import { createAnswersAfterTurn } from '../src/routes/answers-after-turn.ts';
+import { createAnswersAfterTurn } from '../../src/routes/answers-after-turn.ts';
 
 describe('answers after the turn', () => {
   it('writes nothing in the turn that queued it, then every queued answer in order after earlier work', async () => {

@@ -2,7 +2,7 @@
 // it, in the answer and the one log line, with the request id; a client still uploading reads it, the linger counted.
 import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { closeAfterTest, closeOpened, eventually, removeTempDirs, startRelay } from './helpers.ts';
+import { closeAfterTest, closeOpened, eventually, removeTempDirs, startRelay } from '../helpers.ts';
 
 const MiB = 1024 * 1024;
 const env = { ALLOWED_DSNS: 'http://abc@127.0.0.1:9/42', UPSTREAM_URL: 'http://127.0.0.1:9/', LOG_LEVEL: 'info' };

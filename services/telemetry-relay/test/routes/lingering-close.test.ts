@@ -15,7 +15,7 @@ import {
   type RunningRelay,
   removeTempDirs,
   startRelay,
-} from './helpers.ts';
+} from '../helpers.ts';
 
 const MiB = 1024 * 1024;
 let capture: CaptureServer;

@@ -1,7 +1,7 @@
 // Browsers' CSP reports through the relay's /security route, each arriving upstream as a raw_security item.
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import { eventually, post, type RunningRelay, removeTempDirs, startRelay } from '../helpers.ts';
 
 let capture: CaptureServer;
 let relay: RunningRelay;

@@ -11,7 +11,7 @@ import {
   type RunningRelay,
   removeTempDirs,
   startRelay,
-} from './helpers.ts';
+} from '../helpers.ts';
 
 const MiB = 1024 * 1024;
 /** JSON.parse as it is before a test injects its fault, for the test's own parsing. */

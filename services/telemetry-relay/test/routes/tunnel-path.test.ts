@@ -4,8 +4,8 @@
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { getTunnelPath } from '@sentry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
-import { envelope, eventItem, post, type RunningRelay, removeTempDirs, startRelay } from './helpers.ts';
+import { loadConfig } from '../../src/config.ts';
+import { envelope, eventItem, post, type RunningRelay, removeTempDirs, startRelay } from '../helpers.ts';
 
 const A = 'https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/42';
 const B = 'https://fedcba9876543210fedcba9876543210@o2.ingest.sentry.io/7';

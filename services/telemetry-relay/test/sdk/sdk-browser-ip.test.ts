@@ -5,8 +5,8 @@
 
 import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './helpers.ts';
-import { withRelay } from './with-relay.ts';
+import { eventually } from '../helpers.ts';
+import { withRelay } from '../with-relay.ts';
 
 const under = withRelay({ SCRUB_IP_ADDRESSES: 'true' }, { projectId: '14', publicKey: 'browserip' });
 beforeAll(() => {

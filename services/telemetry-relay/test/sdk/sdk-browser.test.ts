@@ -4,8 +4,8 @@
 
 import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './helpers.ts';
-import { withRelay } from './with-relay.ts';
+import { eventually } from '../helpers.ts';
+import { withRelay } from '../with-relay.ts';
 
 const under = withRelay({ CLIENT_REPORT_INTERVAL_MS: '100' }, { projectId: '12', publicKey: 'browserkey' });
 beforeAll(() => {

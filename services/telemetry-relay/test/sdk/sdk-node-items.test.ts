@@ -3,7 +3,7 @@
 // scrubbing. Each item carries a planted secret; upstream must see every item and none of the secrets.
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withRelay } from './with-relay.ts';
+import { withRelay } from '../with-relay.ts';
 
 const SPAN_SECRET = 'hunter2-span-attribute';
 const URL_SECRET = 's3cr3t-in-url-full';

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withRelay } from './with-relay.ts';
+import { withRelay } from '../with-relay.ts';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXVzZXI.sig-4f2a';
 const SESSION = 's%3AaXf93kQ-session-value';

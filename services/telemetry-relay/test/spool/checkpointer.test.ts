@@ -3,9 +3,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { startCheckpointer } from '../src/spool/checkpointer.ts';
-import { openSpool } from '../src/spool/spool.ts';
-import { removeTempDirs, tempDir } from './helpers.ts';
+import { startCheckpointer } from '../../src/spool/checkpointer.ts';
+import { openSpool } from '../../src/spool/spool.ts';
+import { removeTempDirs, tempDir } from '../helpers.ts';
 
 afterAll(removeTempDirs);
 

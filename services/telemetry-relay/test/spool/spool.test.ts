@@ -13,10 +13,10 @@ import {
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SpoolBodyLostError } from '../src/spool/body-files.ts';
-import { BACKING_OFF } from '../src/spool/database.ts';
-import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../src/spool/spool.ts';
-import { fileBodyStream, STREAMED_BODY_BYTES } from '../src/spool/streamed-body.ts';
+import { SpoolBodyLostError } from '../../src/spool/body-files.ts';
+import { BACKING_OFF } from '../../src/spool/database.ts';
+import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../../src/spool/spool.ts';
+import { fileBodyStream, STREAMED_BODY_BYTES } from '../../src/spool/streamed-body.ts';
 import {
   closeAfterTest,
   closeOpened,
@@ -25,7 +25,7 @@ import {
   readSpooledBody,
   removeTempDirs,
   tempDir,
-} from './helpers.ts';
+} from '../helpers.ts';
 
 afterEach(closeOpened);
 afterAll(removeTempDirs);

@@ -6,24 +6,24 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
-import { createMemoryBudget, type MemoryBudget } from '../src/memory/budget.ts';
-import { createMetrics, type RelayMetrics } from '../src/ops/metrics.ts';
-import { RateLimits } from '../src/pipeline/rate-limit.ts';
-import { openSpool, type Spool, type SpoolEntry } from '../src/spool/spool.ts';
-import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../src/spool/streamed-body.ts';
-import type { SpoolMode } from '../src/types.ts';
-import { createDelivery, type DeliveryOptions } from '../src/upstream/delivery.ts';
-import { createDestinationCheck, type DestinationConfig } from '../src/upstream/destinations.ts';
+import { type Dsn, envelopeEndpoint, parseDsn } from '../../src/envelope/dsn.ts';
+import { createMemoryBudget, type MemoryBudget } from '../../src/memory/budget.ts';
+import { createMetrics, type RelayMetrics } from '../../src/ops/metrics.ts';
+import { RateLimits } from '../../src/pipeline/rate-limit.ts';
+import { openSpool, type Spool, type SpoolEntry } from '../../src/spool/spool.ts';
+import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../../src/spool/streamed-body.ts';
+import type { SpoolMode } from '../../src/types.ts';
+import { createDelivery, type DeliveryOptions } from '../../src/upstream/delivery.ts';
+import { createDestinationCheck, type DestinationConfig } from '../../src/upstream/destinations.ts';
 import {
   createForwarder,
   type Forwarder,
   type ForwardOutcome,
   type ForwardResult,
   type OutgoingBody,
-} from '../src/upstream/forward.ts';
-import { createOutage } from '../src/upstream/outage.ts';
-import { nextReplayWindow, replayWindowLimit } from '../src/upstream/replay-pace.ts';
+} from '../../src/upstream/forward.ts';
+import { createOutage } from '../../src/upstream/outage.ts';
+import { nextReplayWindow, replayWindowLimit } from '../../src/upstream/replay-pace.ts';
 import {
   attachmentItem,
   closeAfterTest,
@@ -35,7 +35,7 @@ import {
   readSpooledBody,
   removeTempDirs,
   tempDir,
-} from './helpers.ts';
+} from '../helpers.ts';
 
 let upstream: Awaited<ReturnType<typeof startCountingUpstream>>;
 beforeAll(async () => {

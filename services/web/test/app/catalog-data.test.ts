@@ -2,8 +2,8 @@
 // ("an amber lamp", "a brisk lamp").
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { catalogPath, catalogText, indefiniteArticle, makeCatalog } from '../scripts/make-catalog.ts';
-import { findItem } from '../src/app/catalog/catalog.ts';
+import { catalogPath, catalogText, indefiniteArticle, makeCatalog } from '../../scripts/make-catalog.ts';
+import { findItem } from '../../src/app/catalog/catalog.ts';
 
 describe('indefiniteArticle', () => {
   it.each([

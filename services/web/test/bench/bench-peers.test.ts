@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { manifestDrift, SENTRY_REACT_ROUTER, SENTRY_RR_MANIFEST } from '../bench/peer-sentry-rr.ts';
-import { SSR_RR_SOURCE } from '../bench/peer-ssr-rr.ts';
+import { manifestDrift, SENTRY_REACT_ROUTER, SENTRY_RR_MANIFEST } from '../../bench/peer-sentry-rr.ts';
+import { SSR_RR_SOURCE } from '../../bench/peer-ssr-rr.ts';
 
 const read = (file: string) => JSON.parse(readFileSync(join(SENTRY_RR_MANIFEST, file), 'utf8'));
 

@@ -3,16 +3,16 @@
 // measured the old page-size cap would print confident wrong figures; these fail first.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { listenQueue } from '../bench/growth-accept-queue.ts';
+import { listenQueue } from '../../bench/growth-accept-queue.ts';
 import {
   GROWTH_MAX_ITEMS,
   longerCatalog,
   longerPeerItems,
   peerRouteWithLimit,
   raisePageSizeCap,
-} from '../bench/growth-lists.ts';
-import { parseWrk } from '../bench/growth-load.ts';
-import { readPodLimits, type Scrape, serverP99Ms } from '../bench/growth-pod.ts';
+} from '../../bench/growth-lists.ts';
+import { parseWrk } from '../../bench/growth-load.ts';
+import { readPodLimits, type Scrape, serverP99Ms } from '../../bench/growth-pod.ts';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 // The shared peer, where bench/peer-ssr-rr.ts looks for it; its two tests run only where it is.
@@ -20,8 +20,8 @@ const PEER = `${process.env.SSR_RR_PEER_DIR ?? '/work/shared/peers/ssr-rr'}/app/
 
 describe('the longer lists', () => {
   it('repeats the catalog out to 500 items with unique ids, slugs and names, the first ones unchanged', () => {
-    const original = JSON.parse(read('../src/app/catalog/catalog.json'));
-    const longer = JSON.parse(longerCatalog(read('../src/app/catalog/catalog.json')));
+    const original = JSON.parse(read('../../src/app/catalog/catalog.json'));
+    const longer = JSON.parse(longerCatalog(read('../../src/app/catalog/catalog.json')));
     expect(longer.items).toHaveLength(GROWTH_MAX_ITEMS);
     expect(longer.items.slice(0, original.items.length)).toEqual(original.items);
     for (const key of ['id', 'slug', 'name']) {
@@ -31,7 +31,7 @@ describe('the longer lists', () => {
   });
 
   it('raises the page-size cap in catalog.ts, and refuses a catalog.ts whose cap line moved', () => {
-    const raised = raisePageSizeCap(read('../src/app/catalog/catalog.ts'));
+    const raised = raisePageSizeCap(read('../../src/app/catalog/catalog.ts'));
     expect(raised).toContain(`export const MAX_PAGE_SIZE = ${GROWTH_MAX_ITEMS};`);
     expect(() => raisePageSizeCap('export const PAGE_SIZE_MAX = 50;')).toThrow(/MAX_PAGE_SIZE/);
   });

@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetProblems, criticalPaths, routeViewChains } from '../build/critical-path.ts';
-import type { RouteEntry } from '../src/framework/route-entry.ts';
+import { budgetProblems, criticalPaths, routeViewChains } from '../../build/critical-path.ts';
+import type { RouteEntry } from '../../src/framework/route-entry.ts';
 
 const table: RouteEntry[] = [
   {

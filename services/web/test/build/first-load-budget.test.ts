@@ -12,10 +12,10 @@ import {
   FIRST_LOAD_BUDGET_BYTES,
   type RouteCriticalPath,
   SENTRY_SDK_MODULE,
-} from '../build/critical-path.ts';
-import { routeTable } from '../src/app/route-table.ts';
+} from '../../build/critical-path.ts';
+import { routeTable } from '../../src/app/route-table.ts';
 
-const webDir = new URL('..', import.meta.url).pathname;
+const webDir = new URL('../..', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'web-first-load-'));
 const client = join(tmp, 'client');
 let paths: RouteCriticalPath[] = [];

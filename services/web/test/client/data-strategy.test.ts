@@ -12,15 +12,15 @@ import {
   isRouteErrorResponse,
 } from 'react-router';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { routeTable, views } from '../src/app/route-table.ts';
-import { createDataStrategy, type PrefetchSource } from '../src/client/data-strategy.ts';
-import { createRouteCode } from '../src/client/lazy-route.ts';
-import { createPrefetcher } from '../src/client/prefetch.ts';
-import { buildClientRoutes } from '../src/framework/client-routes.ts';
-import { enabledRoutes, flattenRoutes } from '../src/framework/route-entry.ts';
-import type { WebApp } from '../src/server/app.ts';
-import { watchFullLoads } from './full-loads.ts';
-import { testApp } from './helpers.ts';
+import { routeTable, views } from '../../src/app/route-table.ts';
+import { createDataStrategy, type PrefetchSource } from '../../src/client/data-strategy.ts';
+import { createRouteCode } from '../../src/client/lazy-route.ts';
+import { createPrefetcher } from '../../src/client/prefetch.ts';
+import { buildClientRoutes } from '../../src/framework/client-routes.ts';
+import { enabledRoutes, flattenRoutes } from '../../src/framework/route-entry.ts';
+import type { WebApp } from '../../src/server/app.ts';
+import { watchFullLoads } from '../full-loads.ts';
+import { testApp } from '../helpers.ts';
 
 type History = ReturnType<typeof CreateMemoryHistory>;
 const originOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -2,7 +2,7 @@
 // SDK's, to the tunnel or straight to the DSN's intake, within the keep-alive budget. The browser path is proven in
 // e2e/web/early-telemetry.test.ts; this covers what Chromium there does not reach (direct mode, the budget, stacks).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isIgnored, newSession, type Report, sendWithoutSdk } from '../src/client/early-send.ts';
+import { isIgnored, newSession, type Report, sendWithoutSdk } from '../../src/client/early-send.ts';
 
 const CHUNK = 'https://shop.example/assets/entry-abc.js';
 const V8_STACK = `Error: boom\n    at inner (${CHUNK}:1:200)\n    at outer (${CHUNK}:1:100)\n    at ${CHUNK}:1:50`;

@@ -1,7 +1,7 @@
 // The full page load the client falls back to: started once per target however many parts of a navigation fail.
 import { afterEach, expect, it, vi } from 'vitest';
-import { hardNavigate } from '../src/client/hard-navigate.ts';
-import { watchFullLoads } from './full-loads.ts';
+import { hardNavigate } from '../../src/client/hard-navigate.ts';
+import { watchFullLoads } from '../full-loads.ts';
 
 afterEach(() => {
   vi.unstubAllGlobals();

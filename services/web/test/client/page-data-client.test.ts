@@ -4,10 +4,10 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPageData, PageDataUnavailable } from '../src/client/page-data-client.ts';
-import { PAGE_DATA_HEADER, PAGE_DATA_VERSION, type PageData } from '../src/framework/page-data-protocol.ts';
-import type { WebApp } from '../src/server/app.ts';
-import { testApp } from './helpers.ts';
+import { fetchPageData, PageDataUnavailable } from '../../src/client/page-data-client.ts';
+import { PAGE_DATA_HEADER, PAGE_DATA_VERSION, type PageData } from '../../src/framework/page-data-protocol.ts';
+import type { WebApp } from '../../src/server/app.ts';
+import { testApp } from '../helpers.ts';
 
 const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -1,7 +1,7 @@
 // The prefetch cache on a fake clock (fresh, stale, expired, bounded) and the queue that runs prefetches.
 import { describe, expect, it } from 'vitest';
-import { createPrefetchCache, createTaskQueue } from '../src/client/prefetch-cache.ts';
-import { PREFETCH_CONCURRENCY, PREFETCH_EXPIRE_MS, PREFETCH_FRESH_MS } from '../src/framework/timing.ts';
+import { createPrefetchCache, createTaskQueue } from '../../src/client/prefetch-cache.ts';
+import { PREFETCH_CONCURRENCY, PREFETCH_EXPIRE_MS, PREFETCH_FRESH_MS } from '../../src/framework/timing.ts';
 
 function clockAt(start = 1_000_000) {
   const clock = { now: start, advance: (ms: number) => (clock.now += ms) };

@@ -1,6 +1,6 @@
 // Which clicks on a list's plain links navigate on the client: the ones React Router's <Link> would take over.
 import { describe, expect, it } from 'vitest';
-import { isClientNavigation } from '../src/framework/list-links.ts';
+import { isClientNavigation } from '../../src/framework/list-links.ts';
 
 const ORIGIN = 'https://shop.test';
 const click = { defaultPrevented: false, button: 0, metaKey: false, altKey: false, ctrlKey: false, shiftKey: false };

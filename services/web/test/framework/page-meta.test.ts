@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalUrl, pageMetaOf } from '../src/framework/page-meta.ts';
-import { canonicalOrigin } from '../src/server/http/canonical-origin.ts';
-import { appForTest, testApp } from './helpers.ts';
+import { canonicalUrl, pageMetaOf } from '../../src/framework/page-meta.ts';
+import { canonicalOrigin } from '../../src/server/http/canonical-origin.ts';
+import { appForTest, testApp } from '../helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { slowClients } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebApp } from '../src/server/app.ts';
-import { pageData, testApp } from './helpers.ts';
+import type { WebApp } from '../../src/server/app.ts';
+import { pageData, testApp } from '../helpers.ts';
 
 describe('lookups keyed by user input', () => {
   let web: WebApp;

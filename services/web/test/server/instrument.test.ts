@@ -4,9 +4,9 @@ import { promisify } from 'node:util';
 import { ConfigError } from '@app/service-kit';
 import { getTunnelPath } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/server/config.ts';
+import { loadConfig } from '../../src/server/config.ts';
 
-const instrument = new URL('../src/server/instrument.ts', import.meta.url).pathname;
+const instrument = new URL('../../src/server/instrument.ts', import.meta.url).pathname;
 const DSN = 'https://key@o1.ingest.example/1';
 
 /** Runs instrument.ts as production does (node --import) and reports the options the Node SDK was started with. */

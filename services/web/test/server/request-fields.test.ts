@@ -8,8 +8,8 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { WebApp } from '../src/server/app.ts';
-import { testApp } from './helpers.ts';
+import type { WebApp } from '../../src/server/app.ts';
+import { testApp } from '../helpers.ts';
 import { type FieldRequest, REQUEST_FIELDS, type RequestField } from './request-fields.ts';
 
 const KiB = 1024;
@@ -118,7 +118,7 @@ describe.each([
 
 describe('the inventory', () => {
   it("lists the same fields as docs/web.md's table, in the same order", () => {
-    const doc = readFileSync(new URL('../../../docs/web.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../../../docs/web.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## What the service reads from a request'));
     const table = section.slice(0, section.indexOf('\n## ') === -1 ? undefined : section.indexOf('\n## '));
     const rows = [...table.matchAll(/^\| ([^|]+?) \|/gm)]

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acceptOnMoreSockets } from '../src/server/http/acceptors.ts';
+import { acceptOnMoreSockets } from '../../../src/server/http/acceptors.ts';
 
 const CONNECTIONS = 80;
 const PAGE_MS = 2; // a synchronous page: with k connections served, a loop turn lasts k × 2 ms

@@ -9,12 +9,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { createElement, Suspense, use } from 'react';
 import { createStaticHandler, type StaticHandlerContext } from 'react-router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { precompressDirectory } from '../build/precompress.ts';
-import { buildApp } from '../src/server/app.ts';
-import { loadConfig } from '../src/server/config.ts';
-import { chooseEncoding, compressBuffer, compressResponses } from '../src/server/http/compression.ts';
-import { renderDocument } from '../src/server/pages/render-document.tsx';
-import { fakeAssets, pageData } from './helpers.ts';
+import { precompressDirectory } from '../../../build/precompress.ts';
+import { buildApp } from '../../../src/server/app.ts';
+import { loadConfig } from '../../../src/server/config.ts';
+import { chooseEncoding, compressBuffer, compressResponses } from '../../../src/server/http/compression.ts';
+import { renderDocument } from '../../../src/server/pages/render-document.tsx';
+import { fakeAssets, pageData } from '../../helpers.ts';
 
 const decode: Record<string, (body: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync };
 

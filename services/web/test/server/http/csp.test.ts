@@ -9,9 +9,9 @@ import {
   pageHelmetOptions,
   type SecurityOptions,
   securityHeaders,
-} from '../src/server/http/security-headers.ts';
-import { loadSentryConfig } from '../src/server/telemetry/sentry-config.ts';
-import { appForTest } from './helpers.ts';
+} from '../../../src/server/http/security-headers.ts';
+import { loadSentryConfig } from '../../../src/server/telemetry/sentry-config.ts';
+import { appForTest } from '../../helpers.ts';
 
 /** The document's CSP as a map of directive → value. */
 async function policyOf(env: Record<string, string>) {

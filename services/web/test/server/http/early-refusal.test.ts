@@ -3,8 +3,8 @@
 import type { AddressInfo } from 'node:net';
 import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebApp } from '../src/server/app.ts';
-import { testApp } from './helpers.ts';
+import type { WebApp } from '../../../src/server/app.ts';
+import { testApp } from '../../helpers.ts';
 
 const MiB = 1024 * 1024;
 let web: WebApp;

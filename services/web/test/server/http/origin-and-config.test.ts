@@ -2,8 +2,8 @@
 import { ConfigError } from '@app/service-kit';
 import { getTunnelPath } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/server/config.ts';
-import { checkOrigin } from '../src/server/http/origin-check.ts';
+import { loadConfig } from '../../../src/server/config.ts';
+import { checkOrigin } from '../../../src/server/http/origin-check.ts';
 
 describe('origin check', () => {
   const allowed = ['https://www.shop.example'];

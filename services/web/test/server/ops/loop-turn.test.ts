@@ -1,7 +1,7 @@
 // The CPU time spent in the current event-loop turn, as the load shedder reads it.
 import { setImmediate as nextCheck } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { turnClock } from '../src/server/ops/loop-turn.ts';
+import { turnClock } from '../../../src/server/ops/loop-turn.ts';
 
 const cpuMs = () => {
   const { user, system } = process.threadCpuUsage();

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { logRequests, sampledRequestLog } from '../src/server/ops/request-log.ts';
+import { logRequests, sampledRequestLog } from '../../../src/server/ops/request-log.ts';
 
 async function appWithLogs(sampleEvery: number) {
   const lines: Array<Record<string, unknown>> = [];

@@ -2,8 +2,8 @@
 // data (JSON lines after the first). Chunk timing in a real process and the browser's side: e2e/web/streaming.test.ts.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareDeferred } from '../src/server/pages/deferred-parts.ts';
-import { pageData, testApp } from './helpers.ts';
+import { prepareDeferred } from '../../../src/server/pages/deferred-parts.ts';
+import { pageData, testApp } from '../../helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {

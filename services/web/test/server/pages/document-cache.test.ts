@@ -1,8 +1,8 @@
 // Which Cache-Control each document gets, so the back/forward cache can keep pages without sharing them.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookieNames, documentCacheControl } from '../src/server/pages/document-cache.ts';
-import { pageData, testApp } from './helpers.ts';
+import { cookieNames, documentCacheControl } from '../../../src/server/pages/document-cache.ts';
+import { pageData, testApp } from '../../helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {

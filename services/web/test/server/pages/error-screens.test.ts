@@ -1,10 +1,10 @@
 // The screens of failures that carry no digest: a loader's own 500, a deliberate 503, and a failure outside the
 // page handler (Fastify's error handler, plain text). In Chromium, with axe: e2e/web/error-screens.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';
-import { buildApp, type WebApp } from '../src/server/app.ts';
-import { loadConfig } from '../src/server/config.ts';
-import { fakeAssets, pageData } from './helpers.ts';
+import { SERVER_ERROR_TEXT } from '../../../src/framework/page-data-protocol.ts';
+import { buildApp, type WebApp } from '../../../src/server/app.ts';
+import { loadConfig } from '../../../src/server/config.ts';
+import { fakeAssets, pageData } from '../../helpers.ts';
 
 let web: WebApp;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/server/app.ts';
-import { loadConfig } from '../src/server/config.ts';
-import { assetsFromManifest, INLINE_CSS_MAX_BYTES } from '../src/server/pages/assets.ts';
+import { buildApp } from '../../../src/server/app.ts';
+import { loadConfig } from '../../../src/server/config.ts';
+import { assetsFromManifest, INLINE_CSS_MAX_BYTES } from '../../../src/server/pages/assets.ts';
 
 const dirs: string[] = [];
 afterAll(() => {

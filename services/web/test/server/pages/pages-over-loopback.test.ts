@@ -3,9 +3,9 @@
 // page's scripts, metrics by route pattern, and Connection: close while the service drains.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type WebApp } from '../src/server/app.ts';
-import { loadConfig } from '../src/server/config.ts';
-import { fakeAssets, pageData } from './helpers.ts';
+import { buildApp, type WebApp } from '../../../src/server/app.ts';
+import { loadConfig } from '../../../src/server/config.ts';
+import { fakeAssets, pageData } from '../../helpers.ts';
 
 let web: WebApp;
 let base: string;

@@ -1,8 +1,8 @@
 // Documents and page data served from one URL: odd requests, signals, server failures and actions.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_ERROR_TEXT } from '../src/framework/page-data-protocol.ts';
-import { appForTest, pageData, testApp } from './helpers.ts';
+import { SERVER_ERROR_TEXT } from '../../../src/framework/page-data-protocol.ts';
+import { appForTest, pageData, testApp } from '../../helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -321,10 +321,10 @@ describe('metrics', () => {
 
 describe('route table', () => {
   it('has a server loader or action for every route that says so, and no handler without a route', async () => {
-    const { routeTable, views } = await import('../src/app/route-table.ts');
-    const { createServerHandlers } = await import('../src/app/server-handlers.ts');
+    const { routeTable, views } = await import('../../../src/app/route-table.ts');
+    const { createServerHandlers } = await import('../../../src/app/server-handlers.ts');
     const serverHandlers = createServerHandlers({ relatedDelayMs: 0, secureCookies: true });
-    const { buildServerRoutes } = await import('../src/framework/server-routes.ts');
+    const { buildServerRoutes } = await import('../../../src/framework/server-routes.ts');
     await expect(buildServerRoutes(routeTable, views, serverHandlers)).resolves.toHaveLength(1);
     await expect(buildServerRoutes(routeTable, views, { ...serverHandlers, ghost: {} })).rejects.toThrow(
       'server handlers name route "ghost", which is not in the route table',

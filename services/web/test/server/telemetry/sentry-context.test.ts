@@ -1,7 +1,7 @@
 // The Node SDK's context integration, with its memory reading taken at most once per interval.
 import * as Sentry from '@sentry/node';
 import { describe, expect, it } from 'vitest';
-import { withMemoryReadPerInterval } from '../src/server/telemetry/sentry-context.ts';
+import { withMemoryReadPerInterval } from '../../../src/server/telemetry/sentry-context.ts';
 
 type Span = { attributes?: Record<string, unknown> };
 const segment = (attributes: Record<string, unknown> = {}): Span => ({ attributes });

@@ -6,7 +6,7 @@ import {
   createTraceBudget,
   isForcedSample,
   traceContinuations,
-} from '../src/server/telemetry/trace-budget.ts';
+} from '../../../src/server/telemetry/trace-budget.ts';
 
 describe('trace continuation budget', () => {
   it.each([

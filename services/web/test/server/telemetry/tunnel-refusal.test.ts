@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chunksOf, uploadThenRead } from '@app/test-kit';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { TUNNEL_BODY_LIMIT } from '../src/server/telemetry/tunnel-proxy.ts';
-import { appForTest } from './helpers.ts';
+import { TUNNEL_BODY_LIMIT } from '../../../src/server/telemetry/tunnel-proxy.ts';
+import { appForTest } from '../../helpers.ts';
 
 const MiB = 1024 * 1024;
 
