@@ -7,8 +7,12 @@ export {
   describe as describeEnvelope,
   startCaptureServer,
 } from './capture-server.ts';
+export { closeAfterTest, closeOpened, removeTempDirs, tempDir } from './cleanup.ts';
 export { BASE_IMAGE, buildImage, docker, type ImageBuild } from './docker.ts';
 export { type CapturedItem, type ParsedEnvelope, readEnvelope } from './envelope-reader.ts';
+export { attachmentItem, EVENT_ID, envelope, errorEvent, eventItem, type ItemSpec } from './envelopes.ts';
+export { timeBlock, watchEventLoop } from './event-loop.ts';
+export { eventually } from './eventually.ts';
 export { getAsWritten, type PlainAnswer } from './get-as-written.ts';
 export {
   fillSlots,
@@ -25,7 +29,9 @@ export {
   withMember,
 } from './hostile-keys.ts';
 export { importStatementCount, importsOf, type Layer, layerViolations, sourceFiles } from './layers.ts';
+export { type PostAnswer, post, postWhole } from './post.ts';
 export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
+export { type SeededRandom, seededRandom } from './seeded-random.ts';
 export {
   type AssembledBundle,
   type BundleFile,
@@ -33,4 +39,6 @@ export {
   startSentryApiFake,
 } from './sentry-api-fake.ts';
 export { type SlowClientOptions, type SlowClientReport, slowClients } from './slow-clients.ts';
+export { median } from './stats.ts';
 export { chunksOf, type UploadExchange, uploadThenRead } from './upload-then-read.ts';
+export { parseWrkOutput, type WrkOutput, wrkDurationMs } from './wrk-output.ts';

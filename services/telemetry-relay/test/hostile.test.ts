@@ -4,40 +4,28 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { type CaptureServer, freePort, startCaptureServer } from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   attachmentItem,
-  closeAfterTest,
-  closeOpened,
+  type CaptureServer,
   EVENT_ID,
   envelope,
   eventItem,
+  freePort,
   post,
   postWhole,
-  removeTempDirs,
-  startRelay,
   timeBlock,
   watchEventLoop,
-} from './helpers.ts';
+} from '@app/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { withUpstream } from './with-relay.ts';
 
 const MiB = 1024 * 1024;
+// One capture server for the file, its DSN every relay's ALLOWED_DSNS; each test's relay is its own, closed after it.
+const upstream = withUpstream();
+const { relayWith } = upstream;
 let capture: CaptureServer;
 let dsn: string;
-
-// One capture server for the file, its DSN every relay's ALLOWED_DSNS; each test's relay is its own, closed after it.
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-});
-afterEach(closeOpened);
-afterAll(async () => {
-  await capture?.close();
-  removeTempDirs();
-});
-
-const relayWith = async (env: Record<string, string> = {}) =>
-  closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, ...env }));
+beforeAll(() => ({ capture, dsn } = upstream));
 
 /** Starts a POST with a declared length, writes `first`, and resolves with the answer without sending the rest. */
 function postPartial(

@@ -2,9 +2,20 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CaptureServer, runToExit, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
+import {
+  attachmentItem,
+  type CaptureServer,
+  envelope,
+  eventItem,
+  eventually,
+  removeTempDirs,
+  runToExit,
+  type ServiceProcess,
+  spawnService,
+  startCaptureServer,
+  tempDir,
+} from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentItem, envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
 
 const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let capture: CaptureServer;

@@ -5,16 +5,20 @@
 import { fileURLToPath } from 'node:url';
 import {
   type CaptureServer,
+  envelope,
+  eventItem,
+  eventually,
   type HostileRequest,
   hostileEnvelopes,
   hostileSecurityReports,
+  removeTempDirs,
   type ServiceProcess,
   spawnService,
   startCaptureServer,
+  tempDir,
 } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileScrub, DEFAULT_SCRUB_SETTINGS, scrubEvent } from '../src/pii/index.ts';
-import { envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
 import { withRelay } from './with-relay.ts';
 
 const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));

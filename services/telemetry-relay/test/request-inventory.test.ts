@@ -6,9 +6,16 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type CaptureServer, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
+import {
+  type CaptureServer,
+  EVENT_ID,
+  removeTempDirs,
+  type ServiceProcess,
+  spawnService,
+  startCaptureServer,
+  tempDir,
+} from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_ID, removeTempDirs, tempDir } from './helpers.ts';
 import { FIELDS, type Field } from './request-inventory.ts';
 
 const KiB = 1024;

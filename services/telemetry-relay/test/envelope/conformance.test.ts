@@ -7,11 +7,11 @@
 // Rows keep Relay's own DSN; the test relay allows it (ALLOWED_DSNS) and sends everything to the capture server
 // (UPSTREAM_URL). A row whose header has no "dsn" is posted with `"dsn":"<DSN>",` added after the header's "{" (a
 // tunnel can route by nothing else), unless the row is about exactly that. Bodies are byte strings (latin1).
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CaptureServer, post } from '@app/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../src/envelope/parse.ts';
 import { RelayError } from '../../src/errors.ts';
-import { post, type RunningRelay, removeTempDirs, startRelay } from '../helpers.ts';
+import { type RunningRelay, withRelay } from '../with-relay.ts';
 
 type Decision = 'accept' | 'refuse';
 interface Row {
@@ -193,22 +193,14 @@ const ROWS: Array<[name: string, body: string, row: Row]> = [
   ['rule: invalid UTF-8 in a header', `${H}\n{"type":"event","x":"\xff"}\n{}`, refuse],
 ];
 
+const under = withRelay(({ capture }) => ({
+  ALLOWED_DSNS: `${DSN},https://e12d836b15bb49d7bbf99e64295d995b:@other.sentry.io/42`,
+  UPSTREAM_URL: capture.envelopeUrl('42'),
+}));
 let capture: CaptureServer;
 let relay: RunningRelay;
 let forwarded = 0;
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  relay = await startRelay({
-    ALLOWED_DSNS: `${DSN},https://e12d836b15bb49d7bbf99e64295d995b:@other.sentry.io/42`,
-    UPSTREAM_URL: capture.envelopeUrl('42'),
-  });
-});
-afterAll(async () => {
-  await relay?.close();
-  await capture?.close();
-  removeTempDirs();
-});
+beforeAll(() => ({ capture, relay } = under));
 
 const bytes = (body: string) => Buffer.from(body, 'latin1');
 const withDsn = (body: string) => {

@@ -3,11 +3,11 @@
 // use (3 for the default words, 2 once a 3-letter sensitive field joins); otherwise the prescan would skip a
 // regex that matches. Random payloads show the bit is also often clear (the shortcut is worth having).
 
+import { seededRandom } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
 import { foundWords, type TableShape, wordTable } from '../../src/pii/byte-scan.ts';
 import { NUMBER_SHAPES } from '../../src/pii/number-shapes.ts';
 import { createPrescan, TRIGGER_WORDS } from '../../src/pii/prescan.ts';
-import { generator } from '../seeded-random.ts';
 import { createOraclePrescan } from './prescan-oracle.ts';
 
 const SSN = /\b\d{3}-\d\d-\d{4}/;
@@ -41,7 +41,7 @@ describe('the SSN and IBAN shapes in the byte scan', () => {
   });
 
   it.each(tables)('sets it on every random payload either regex matches, and not on most others (%s)', (_n, table) => {
-    const r = generator(30);
+    const r = seededRandom(30);
     let clear = 0;
     for (let i = 0; i < 30_000; i++) {
       const parts: string[] = [];
@@ -57,7 +57,7 @@ describe('the SSN and IBAN shapes in the byte scan', () => {
   it('leaves the prescan answering as its oracle on number-heavy payloads', () => {
     const prescan = createPrescan(TRIGGER_WORDS);
     const oracle = createOraclePrescan(TRIGGER_WORDS);
-    const r = generator(31);
+    const r = seededRandom(31);
     for (let i = 0; i < 20_000; i++) {
       const parts: string[] = [];
       for (let k = r.next(8); k >= 0; k--) parts.push(r.pick(PIECES));

@@ -9,6 +9,7 @@
 // imports none of them.
 // `npm test` runs a fixed seed and a bounded count; a longer run (another seed: FC_SEED):
 //   FC_RUNS=100000 npx vitest run --project telemetry-relay test/pii/prescan-differential.test.ts
+import { removeTempDirs } from '@app/test-kit';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../src/envelope/parse.ts';
@@ -19,7 +20,7 @@ import { createInboundFilters } from '../../src/pipeline/inbound-filters/stage.t
 import { ScanPlan } from '../../src/pipeline/item-scan.ts';
 import { ItemTexts } from '../../src/pipeline/item-text.ts';
 import { createScrubber } from '../../src/pipeline/scrub.ts';
-import { removeTempDirs, testConfig } from '../helpers.ts';
+import { testConfig } from '../with-relay.ts';
 import { type GeneratedItem, items, PROFILES } from './scrub-arbitraries.ts';
 import { probeItem } from './scrub-probes.ts';
 

@@ -2,23 +2,13 @@
 // as plain regexes over the latin1 decode (prescan-oracle.ts): the prescan must give its answer on every input.
 // Inputs: random event-like JSON seeded with fragments of every trigger, in mixed case, escaped, split and at the
 // edges of the payload. Whether the answer means what the rules mean is prescan-differential.test.ts's.
+import { type SeededRandom, seededRandom } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
 import { hasWord, tableable, wordTable } from '../../src/pii/byte-scan.ts';
 import { createPrescan, TRIGGER_WORDS } from '../../src/pii/prescan.ts';
 import { createOraclePrescan } from './prescan-oracle.ts';
 
-/** A seeded generator, so a failure names an input that can be replayed. */
-function generator(seed: number) {
-  let state = seed;
-  const next = (n: number) => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((state / 2 ** 31) * n);
-  };
-  const pick = <T>(items: readonly T[]): T => items[next(items.length)] as T;
-  return { next, pick };
-}
-
-type Random = ReturnType<typeof generator>;
+type Random = SeededRandom;
 
 /** Every ASCII letter in a random case. */
 const mixedCase = (r: Random, text: string) =>
@@ -107,7 +97,7 @@ describe('the prescan against its regex oracle', () => {
       const words = [...TRIGGER_WORDS, ...extra];
       const prescan = createPrescan(words);
       const oracle = createOraclePrescan(words);
-      const r = generator(29 + extra.length);
+      const r = seededRandom(29 + extra.length);
       const counts = { walk: 0, clean: 0 };
       for (let i = 0; i < 20_000; i++) {
         const bytes = payload(r, words);
@@ -127,7 +117,7 @@ describe('the prescan against its regex oracle', () => {
     const table = wordTable(TRIGGER_WORDS.filter(tableable));
     for (const word of TRIGGER_WORDS) {
       for (let before = 0; before < 8; before++) {
-        for (const spelled of [word, word.toUpperCase(), mixedCase(generator(before), word)]) {
+        for (const spelled of [word, word.toUpperCase(), mixedCase(seededRandom(before), word)]) {
           const text = `${'x'.repeat(before)}${spelled}`;
           expect(hasWord(Buffer.from(text), table), text).toBe(true);
           expect(hasWord(Buffer.from(`${text}y`), table), `${text}y`).toBe(true);

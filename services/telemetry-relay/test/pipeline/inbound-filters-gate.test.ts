@@ -1,12 +1,14 @@
 // The inbound filters' gate: which payloads are never parsed, and that the gate never changes a filter's decision.
+
 import { ConfigError } from '@app/service-kit';
+import { errorEvent } from '@app/test-kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createItem } from '../../src/envelope/serialize.ts';
 import { globsToRegExp } from '../../src/pipeline/inbound-filters/glob.ts';
 import { DEFAULT_FILTER_IDS } from '../../src/pipeline/inbound-filters/settings.ts';
 import { createInboundFilters } from '../../src/pipeline/inbound-filters/stage.ts';
 import { parsedPayload } from '../../src/pipeline/parsed-event.ts';
-import { errorEvent, testConfig } from '../helpers.ts';
+import { testConfig } from '../with-relay.ts';
 
 const defaults = createInboundFilters({ ids: [...DEFAULT_FILTER_IDS], errorMessages: [], releases: [] });
 const item = (type: string, payload: string) => createItem({ type }, Buffer.from(payload));

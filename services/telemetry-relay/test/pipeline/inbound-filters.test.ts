@@ -2,10 +2,10 @@
 // from) and Sentry's defaults, the item in and Relay's decision (dropped with a FilterStatKey name, or kept). Every
 // row runs (a) through the stage and (b) through a relay over loopback HTTP against a capture upstream: a dropped
 // item never arrives and the envelope's client report names the reason; a kept one arrives byte for byte.
+import { envelope, post } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
 import { createItem } from '../../src/envelope/serialize.ts';
 import { createInboundFilters } from '../../src/pipeline/inbound-filters/stage.ts';
-import { envelope, post } from '../helpers.ts';
 import { withRelay } from '../with-relay.ts';
 import { type FilterRow, RELAY_FILTER_ROWS } from './inbound-filter-rows.ts';
 

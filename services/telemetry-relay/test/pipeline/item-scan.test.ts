@@ -2,8 +2,10 @@
 // for a word in its own case, `/word/i` for the prescan's key words, on the latin1 decode. Seeded random payloads
 // carry every stage's words in mixed case, cut short and at the payload's edges; each group's bit must be the
 // oracle's answer, and each stage's gate must answer alike with a shared plan and with its own.
+
 import { ignoreRules } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
+import { type SeededRandom, seededRandom } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
 import { createItem } from '../../src/envelope/serialize.ts';
 import { foundWords, type TableWord, wordTable } from '../../src/pii/byte-scan.ts';
@@ -14,15 +16,7 @@ import { DEFAULT_FILTER_IDS, enabledFilters } from '../../src/pipeline/inbound-f
 import { ScanPlan } from '../../src/pipeline/item-scan.ts';
 import { ItemTexts } from '../../src/pipeline/item-text.ts';
 
-function generator(seed: number) {
-  let state = seed;
-  const next = (n: number) => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((state / 2 ** 31) * n);
-  };
-  return { next, pick: <T>(items: readonly T[]): T => items[next(items.length)] as T };
-}
-type Random = ReturnType<typeof generator>;
+type Random = SeededRandom;
 
 const NEEDLES = enabledFilters({ ids: [...DEFAULT_FILTER_IDS], errorMessages: [], releases: [] }).flatMap(
   (filter) => filter.needles ?? [],
@@ -90,7 +84,7 @@ function payload(r: Random): Buffer {
 describe('the shared byte scan', () => {
   it("sets each group's bit exactly when the group's oracle finds a word, on 30000 random payloads", () => {
     const table = wordTable(GROUPS);
-    const r = generator(28);
+    const r = seededRandom(28);
     const seen = new Map<number, number>();
     for (let i = 0; i < 30_000; i++) {
       const bytes = payload(r);
@@ -145,7 +139,7 @@ describe('the shared byte scan', () => {
     const sharedRules = createRulePrefilter(ignoreRules, shared);
     const ownGate = createGate(eventFilters, new ScanPlan());
     const packagePrefilter = createPrefilter(ignoreRules);
-    const r = generator(280);
+    const r = seededRandom(280);
     const counts = { gate: 0, rules: 0, prescan: 0 };
     for (let i = 0; i < 20_000; i++) {
       const bytes = payload(r);

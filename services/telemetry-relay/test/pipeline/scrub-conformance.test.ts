@@ -4,11 +4,11 @@
 // capture upstream. Relay's settings in those tests are `simple_enabled_config` (scrub data, defaults and IP
 // addresses on): rows say SCRUB_IP_ADDRESSES where it matters. Where this relay keeps a field's shape (a query string
 // stays a string, headers stay an object) the row says so (docs/decisions/012-data-scrubbing-as-relay.md).
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
+import { type CaptureServer, post, removeTempDirs, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createItem } from '../../src/envelope/serialize.ts';
 import { createScrubber } from '../../src/pipeline/scrub.ts';
-import { post, type RunningRelay, removeTempDirs, startRelay, testConfig } from '../helpers.ts';
+import { type RunningRelay, startRelay, testConfig } from '../with-relay.ts';
 import { type Env, ITEM_ROWS, type ScrubRow as Row } from './scrub-item-rows.ts';
 
 const IP: Env = { SCRUB_IP_ADDRESSES: 'true' };

@@ -1,37 +1,27 @@
 // The scrub stage in the envelope: what is forwarded byte for byte, what changes and by how much, the metric, the
 // limits, and the settings' validation. Relay's rules themselves are in scrub-conformance.test.ts.
 import { fileURLToPath } from 'node:url';
-import { type CaptureServer, runToExit, startCaptureServer } from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { compileScrub, DEFAULT_SCRUB_SETTINGS } from '../../src/pii/index.ts';
 import {
   attachmentItem,
+  type CaptureServer,
   EVENT_ID,
   envelope,
   errorEvent,
   eventItem,
   post,
-  type RunningRelay,
-  removeTempDirs,
-  startRelay,
-} from '../helpers.ts';
+  runToExit,
+} from '@app/test-kit';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { compileScrub, DEFAULT_SCRUB_SETTINGS } from '../../src/pii/index.ts';
+import { type RunningRelay, startRelay, withRelay } from '../with-relay.ts';
 
 const entry = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const under = withRelay({ SPOOL_MODE: 'fast', MAX_EVENT_ITEM_BYTES: '4096' });
 let capture: CaptureServer;
 let relay: RunningRelay;
 let dsn: string;
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-  relay = await startRelay({ ALLOWED_DSNS: dsn, SPOOL_MODE: 'fast', MAX_EVENT_ITEM_BYTES: '4096' });
-});
-afterAll(async () => {
-  await relay?.close();
-  await capture?.close();
-  removeTempDirs();
-});
+beforeAll(() => ({ capture, relay, dsn } = under));
 afterEach(() => capture.clear());
 
 const arrivedFor = (id: string) => capture.waitFor((e) => e.header.event_id === id);

@@ -1,5 +1,7 @@
 // The tunnel's stages one at a time, without HTTP: authorize, filter, rate limits, item categories and identity.
+
 import { ignoreRules } from '@app/telemetry-rules';
+import { attachmentItem, envelope, errorEvent, eventItem } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
 import { itemCategory, KNOWN_ITEM_TYPES } from '../../src/envelope/categories.ts';
 import { parseDsn } from '../../src/envelope/dsn.ts';
@@ -12,7 +14,6 @@ import { clientReportItem, OutcomeAggregator } from '../../src/pipeline/client-r
 import { createFilter } from '../../src/pipeline/filter.ts';
 import { identityHeaders } from '../../src/pipeline/identity.ts';
 import { RateLimits } from '../../src/pipeline/rate-limit.ts';
-import { attachmentItem, envelope, errorEvent, eventItem } from '../helpers.ts';
 
 const parse = (body: Buffer) =>
   parseEnvelope(body, { maxHeaderBytes: 65536, maxItems: 1000, maxEventItemBytes: 1 << 20 });

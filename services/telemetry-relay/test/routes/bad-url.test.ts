@@ -1,8 +1,16 @@
 // A path that does not decode (Fastify's router refuses it before any hook): a 400 quoting at most 64 characters of
 // it, in the answer and the one log line, with the request id; a client still uploading reads it, the linger counted.
-import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
+import {
+  chunksOf,
+  closeAfterTest,
+  closeOpened,
+  eventually,
+  getAsWritten,
+  removeTempDirs,
+  uploadThenRead,
+} from '@app/test-kit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { closeAfterTest, closeOpened, eventually, removeTempDirs, startRelay } from '../helpers.ts';
+import { startRelay } from '../with-relay.ts';
 
 const MiB = 1024 * 1024;
 const env = { ALLOWED_DSNS: 'http://abc@127.0.0.1:9/42', UPSTREAM_URL: 'http://127.0.0.1:9/', LOG_LEVEL: 'info' };

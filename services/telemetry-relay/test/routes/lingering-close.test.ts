@@ -2,39 +2,29 @@
 // relay must not read for it for longer than its bounds (packages/service-kit/src/linger.ts, decision 039).
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { type CaptureServer, chunksOf, startCaptureServer, uploadThenRead } from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  closeAfterTest,
-  closeOpened,
+  type CaptureServer,
+  chunksOf,
   EVENT_ID,
   envelope,
   eventItem,
   eventually,
   post,
-  type RunningRelay,
-  removeTempDirs,
-  startRelay,
-} from '../helpers.ts';
+  uploadThenRead,
+} from '@app/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type RunningRelay, withUpstream } from '../with-relay.ts';
 
 const MiB = 1024 * 1024;
+const upstream = withUpstream();
+const { relayWith } = upstream;
 let capture: CaptureServer;
 let allowed: string;
 let notAllowed: string;
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  allowed = capture.dsn({ projectId: '42', publicKey: 'abc' });
+beforeAll(() => {
+  ({ capture, dsn: allowed } = upstream);
   notAllowed = capture.dsn({ projectId: '666', publicKey: 'nope' });
 });
-afterEach(closeOpened);
-afterAll(async () => {
-  await capture?.close();
-  removeTempDirs();
-});
-
-const relayWith = async (env: Record<string, string> = {}) =>
-  closeAfterTest(await startRelay({ ALLOWED_DSNS: allowed, ...env }));
 
 /** The head of a POST to the tunnel declaring a body of `declared` bytes, for a raw socket. */
 function head(relay: RunningRelay, declared: number): string {

@@ -1,7 +1,8 @@
 // Every relay answer says X-Content-Type-Options: nosniff (issue 28.9): the tunnel's (served ahead of Fastify),
 // the CSP report route's, the probes' and a 404.
+import { removeTempDirs } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningRelay, removeTempDirs, startRelay } from '../helpers.ts';
+import { type RunningRelay, startRelay } from '../with-relay.ts';
 
 let relay: RunningRelay;
 beforeAll(async () => {

@@ -1,19 +1,14 @@
 // Browsers' CSP reports through the relay's /security route, each arriving upstream as a raw_security item.
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, post, type RunningRelay, removeTempDirs, startRelay } from '../helpers.ts';
+import { type CaptureServer, eventually, post } from '@app/test-kit';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningRelay, withRelay } from '../with-relay.ts';
 
+// Small event items (4 KiB) to test the bound cheaply; one trusted proxy, as behind the web service's tunnel proxy.
+const under = withRelay({ MAX_EVENT_ITEM_BYTES: '4096', TRUSTED_PROXY_HOPS: '1' });
 let capture: CaptureServer;
 let relay: RunningRelay;
 let dsn: string;
-
-// Small event items (4 KiB) to test the bound cheaply; one trusted proxy, as behind the web service's tunnel proxy.
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-  relay = await startRelay({ ALLOWED_DSNS: dsn, MAX_EVENT_ITEM_BYTES: '4096', TRUSTED_PROXY_HOPS: '1' });
-});
-afterAll(() => Promise.all([relay?.close(), capture?.close()]).then(removeTempDirs));
+beforeAll(() => ({ capture, relay, dsn } = under));
 afterEach(() => capture.clear());
 
 const violation = (blocked: string) => ({

@@ -1,39 +1,21 @@
 // A failure of the relay itself (a bug), on the tunnel and on a Fastify route: a 500 saying nothing internal, one
 // error line with the request id and the error, and the count in relay_envelopes_rejected_total{reason="internal"}.
 // A client still uploading reads the 500. The fault is injected through JSON.parse, called on what the client sent.
-import { type CaptureServer, chunksOf, startCaptureServer, uploadThenRead } from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
-import {
-  closeAfterTest,
-  closeOpened,
-  eventually,
-  post,
-  type RunningRelay,
-  removeTempDirs,
-  startRelay,
-} from '../helpers.ts';
+import { chunksOf, eventually, post, uploadThenRead } from '@app/test-kit';
+import { afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { type RunningRelay, withUpstream } from '../with-relay.ts';
 
 const MiB = 1024 * 1024;
 /** JSON.parse as it is before a test injects its fault, for the test's own parsing. */
 const parseJson = JSON.parse;
 /** A text naming this is parsed into a value that throws when the relay reads it, as a bug in the relay would. */
 const FAULT = 'x_injected_fault';
-let capture: CaptureServer;
+const upstream = withUpstream();
+const { relayWith } = upstream;
 let dsn: string;
+beforeAll(() => ({ dsn } = upstream));
 let fault: MockInstance<typeof JSON.parse> | undefined;
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-});
-afterEach(async () => {
-  fault?.mockRestore();
-  await closeOpened();
-});
-afterAll(async () => {
-  await capture?.close();
-  removeTempDirs();
-});
+afterEach(() => fault?.mockRestore());
 
 /** JSON.parse of a text naming FAULT gives `target`, whose `property` throws when read. */
 function injectFault(target: object, property: string): void {
@@ -60,7 +42,7 @@ interface LogLine {
 async function loggedRelay(): Promise<{ relay: RunningRelay; lines: LogLine[] }> {
   const lines: LogLine[] = [];
   const logStream = { write: (line: string) => lines.push(parseJson(line) as LogLine) };
-  const relay = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, LOG_LEVEL: 'info' }, { logStream }));
+  const relay = await relayWith({ LOG_LEVEL: 'info' }, { logStream });
   return { relay, lines };
 }
 

@@ -1,11 +1,11 @@
 // The tunnel path a deployment gets without TUNNEL_PATH: the one SDK 11's `tunnel: true` derives from each allowed
 // DSN (decision 048), served for envelopes and CSP reports; no fixed path or name a filter list could take from every
 // deployment.
-import { type CaptureServer, startCaptureServer } from '@app/test-kit';
+import { type CaptureServer, envelope, eventItem, post } from '@app/test-kit';
 import { getTunnelPath } from '@sentry/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { envelope, eventItem, post, type RunningRelay, removeTempDirs, startRelay } from '../helpers.ts';
+import { type RunningRelay, withRelay } from '../with-relay.ts';
 
 const A = 'https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/42';
 const B = 'https://fedcba9876543210fedcba9876543210@o2.ingest.sentry.io/7';
@@ -29,15 +29,11 @@ describe('TUNNEL_PATH', () => {
 });
 
 describe('a relay without TUNNEL_PATH', () => {
+  const under = withRelay({ TUNNEL_PATH: '' });
   let capture: CaptureServer;
   let relay: RunningRelay;
   let dsn: string;
-  beforeAll(async () => {
-    capture = await startCaptureServer();
-    dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-    relay = await startRelay({ ALLOWED_DSNS: dsn, TUNNEL_PATH: '' });
-  });
-  afterAll(() => Promise.all([relay?.close(), capture?.close()]).then(removeTempDirs));
+  beforeAll(() => ({ capture, relay, dsn } = under));
 
   const report = JSON.stringify({ 'csp-report': { 'blocked-uri': 'inline', 'effective-directive': 'script-src' } });
   const postReport = (url: string) => post(url, report, { 'content-type': 'application/csp-report' });

@@ -2,9 +2,9 @@
 // would drop is dropped here, and the client report says which filter dropped it.
 // @vitest-environment happy-dom
 
+import { eventually } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers.ts';
 import { withRelay } from '../with-relay.ts';
 
 const under = withRelay({ CLIENT_REPORT_INTERVAL_MS: '100' }, { projectId: '29', publicKey: 'filterbrowser' });

@@ -3,9 +3,9 @@
 // upstream gets no X-Sentry-Forwarded-For (from which Sentry fills user.ip_address) and is told to infer nothing.
 // @vitest-environment happy-dom
 
+import { eventually } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers.ts';
 import { withRelay } from '../with-relay.ts';
 
 const under = withRelay({ SCRUB_IP_ADDRESSES: 'true' }, { projectId: '14', publicKey: 'browserip' });

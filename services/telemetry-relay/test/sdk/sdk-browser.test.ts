@@ -2,9 +2,9 @@
 // same-origin tunnel path as the web service's pages do.
 // @vitest-environment happy-dom
 
+import { eventually } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers.ts';
 import { withRelay } from '../with-relay.ts';
 
 const under = withRelay({ CLIENT_REPORT_INTERVAL_MS: '100' }, { projectId: '12', publicKey: 'browserkey' });

@@ -1,7 +1,7 @@
 // The real @sentry/node SDK, sending through the relay's tunnel as a server-side app would.
+import { eventually } from '@app/test-kit';
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers.ts';
 import { withRelay } from '../with-relay.ts';
 
 const under = withRelay({ CLIENT_REPORT_INTERVAL_MS: '100' }, { projectId: '11', publicKey: 'nodekey' });

@@ -1,11 +1,12 @@
 // The WAL checkpointer's thread never creates the spool's file: one that started late opened, and so created, a
 // spool.db in a directory being removed (ENOTEMPTY in CI). Once the spool has closed, its directory stays as it is.
+
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { removeTempDirs, tempDir } from '@app/test-kit';
 import { afterAll, expect, it } from 'vitest';
 import { startCheckpointer } from '../../src/spool/checkpointer.ts';
 import { openSpool } from '../../src/spool/spool.ts';
-import { removeTempDirs, tempDir } from '../helpers.ts';
 
 afterAll(removeTempDirs);
 

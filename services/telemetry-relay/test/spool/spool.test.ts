@@ -1,4 +1,5 @@
 // The SQLite spool: leasing order and bytes, body files, names it refuses to trust, and its directory's checks.
+
 import {
   chmodSync,
   chownSync,
@@ -12,20 +13,13 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { closeAfterTest, closeOpened, eventually, removeTempDirs, tempDir } from '@app/test-kit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SpoolBodyLostError } from '../../src/spool/body-files.ts';
 import { BACKING_OFF } from '../../src/spool/database.ts';
 import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../../src/spool/spool.ts';
 import { fileBodyStream, STREAMED_BODY_BYTES } from '../../src/spool/streamed-body.ts';
-import {
-  closeAfterTest,
-  closeOpened,
-  eventually,
-  leaseDue,
-  readSpooledBody,
-  removeTempDirs,
-  tempDir,
-} from '../helpers.ts';
+import { leaseDue, readSpooledBody } from './read-back.ts';
 
 afterEach(closeOpened);
 afterAll(removeTempDirs);

@@ -1,9 +1,20 @@
 // Delivery against a real counting upstream: each spool mode through failures, outages, memory limits and shutdown.
+
 import { randomUUID } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import {
+  attachmentItem,
+  closeAfterTest,
+  closeOpened,
+  envelope,
+  eventItem,
+  eventually,
+  removeTempDirs,
+  tempDir,
+} from '@app/test-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Dsn, envelopeEndpoint, parseDsn } from '../../src/envelope/dsn.ts';
@@ -24,18 +35,7 @@ import {
 } from '../../src/upstream/forward.ts';
 import { createOutage } from '../../src/upstream/outage.ts';
 import { nextReplayWindow, replayWindowLimit } from '../../src/upstream/replay-pace.ts';
-import {
-  attachmentItem,
-  closeAfterTest,
-  closeOpened,
-  envelope,
-  eventItem,
-  eventually,
-  leaseDue,
-  readSpooledBody,
-  removeTempDirs,
-  tempDir,
-} from '../helpers.ts';
+import { leaseDue, readSpooledBody } from '../spool/read-back.ts';
 
 let upstream: Awaited<ReturnType<typeof startCountingUpstream>>;
 beforeAll(async () => {

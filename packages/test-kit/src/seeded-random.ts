@@ -1,7 +1,13 @@
 // A seeded generator for the tests that compare a shortcut with its oracle on random payloads: a failure names an
-// input that replays. (prescan.test.ts and item-scan.test.ts still carry their own copy of it.)
+// input that replays.
 
-export function generator(seed: number) {
+export interface SeededRandom {
+  /** A whole number in [0, n). */
+  next(n: number): number;
+  pick<T>(items: readonly T[]): T;
+}
+
+export function seededRandom(seed: number): SeededRandom {
   let state = seed;
   const next = (n: number) => {
     state = (state * 1103515245 + 12345) % 2 ** 31;
