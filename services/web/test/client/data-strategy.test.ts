@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { watchFullLoads } from '@app/test-kit/full-loads';
 import {
   type UNSAFE_createMemoryHistory as CreateMemoryHistory,
   UNSAFE_createMemoryHistory as createMemoryHistory,
@@ -19,8 +20,7 @@ import { createPrefetcher } from '../../src/client/prefetch.ts';
 import { buildClientRoutes } from '../../src/framework/client-routes.ts';
 import { enabledRoutes, flattenRoutes } from '../../src/framework/route-entry.ts';
 import type { WebApp } from '../../src/server/app.ts';
-import { watchFullLoads } from '../full-loads.ts';
-import { testApp } from '../helpers.ts';
+import { testApp } from '../with-web.ts';
 
 type History = ReturnType<typeof CreateMemoryHistory>;
 const originOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,7 +1,8 @@
 // The full page load the client falls back to: started once per target however many parts of a navigation fail.
+
+import { watchFullLoads } from '@app/test-kit/full-loads';
 import { afterEach, expect, it, vi } from 'vitest';
 import { hardNavigate } from '../../src/client/hard-navigate.ts';
-import { watchFullLoads } from '../full-loads.ts';
 
 afterEach(() => {
   vi.unstubAllGlobals();

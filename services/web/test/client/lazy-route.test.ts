@@ -1,11 +1,12 @@
 // Route code loading: each view loaded once, a failed or late chunk retried by the next attempt, and once the router
 // exists a failure turns the navigation into a full page load of its target. The router is React Router's own.
+
+import { watchFullLoads } from '@app/test-kit/full-loads';
 import { createMemoryRouter, type DataRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRouteCode, RouteCodeUnavailable } from '../../src/client/lazy-route.ts';
 import { buildClientRoutes } from '../../src/framework/client-routes.ts';
 import type { RouteEntry, RouteView, ViewModules } from '../../src/framework/route-entry.ts';
-import { watchFullLoads } from '../full-loads.ts';
 
 const entry: RouteEntry = { id: 'item', path: 'item', view: 'item.tsx' };
 const table: RouteEntry[] = [

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchPageData, PageDataUnavailable } from '../../src/client/page-data-client.ts';
 import { PAGE_DATA_HEADER, PAGE_DATA_VERSION, type PageData } from '../../src/framework/page-data-protocol.ts';
 import type { WebApp } from '../../src/server/app.ts';
-import { testApp } from '../helpers.ts';
+import { testApp } from '../with-web.ts';
 
 const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -2,16 +2,14 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalUrl, pageMetaOf } from '../../src/framework/page-meta.ts';
 import { canonicalOrigin } from '../../src/server/http/canonical-origin.ts';
-import { appForTest, testApp } from '../helpers.ts';
+import { appForTest, withWeb } from '../with-web.ts';
 
+const web = withWeb({ PUBLIC_ORIGIN: 'https://shop.test' });
 let app: FastifyInstance;
-beforeAll(async () => {
-  ({ app } = await testApp({ PUBLIC_ORIGIN: 'https://shop.test' }));
-});
-afterAll(() => app.close());
+beforeAll(() => ({ app } = web));
 
 const headIn = async (server: FastifyInstance, url: string, headers: Record<string, string> = {}) => {
   const res = await server.inject({ url, headers: { host: 'shop.test', ...headers } });

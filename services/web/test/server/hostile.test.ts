@@ -2,19 +2,13 @@
 // site's host over the other scheme, slow and excess connections on a real loopback server, and load shedding when
 // the event loop falls behind. (The same under the pod's limits, with the trace budget: e2e/containers/web-hostile.)
 
-import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { slowClients } from '@app/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebApp } from '../../src/server/app.ts';
-import { pageData, testApp } from '../helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pageData, withWeb } from '../with-web.ts';
 
 describe('lookups keyed by user input', () => {
-  let web: WebApp;
-  beforeAll(async () => {
-    web = await testApp();
-  });
-  afterAll(() => web.app.close());
+  const web = withWeb();
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
     'GET /catalog/%s is a plain 404, not a redirect to a prototype property',
@@ -34,11 +28,7 @@ describe('lookups keyed by user input', () => {
 });
 
 describe('the Origin of an action behind the edge (TRUSTED_PROXY_HOPS=1)', () => {
-  let web: WebApp;
-  beforeAll(async () => {
-    web = await testApp({ TRUSTED_PROXY_HOPS: '1' });
-  });
-  afterAll(() => web.app.close());
+  const web = withWeb({ TRUSTED_PROXY_HOPS: '1' });
 
   const post = (origin: string, forwardedProto: string) =>
     web.app.inject({
@@ -66,14 +56,12 @@ describe('the Origin of an action behind the edge (TRUSTED_PROXY_HOPS=1)', () =>
 });
 
 describe('slow and excess connections on a loopback server', () => {
-  let web: WebApp;
+  const web = withWeb(
+    { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_CONNECTIONS: '20' },
+    { listen: true },
+  );
   let port: number;
-  beforeAll(async () => {
-    web = await testApp({ HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_CONNECTIONS: '20' });
-    await web.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (web.app.server.address() as AddressInfo).port;
-  });
-  afterAll(() => web.app.close());
+  beforeAll(() => ({ port } = web));
 
   it('cuts a client that trickles its headers after HEADERS_TIMEOUT_MS, and one that trickles its body after REQUEST_TIMEOUT_MS', async () => {
     const [headers, body] = await Promise.all([
@@ -124,16 +112,13 @@ describe('slow and excess connections on a loopback server', () => {
 });
 
 describe('requests in flight (SHED_MAX_IN_FLIGHT=2, METRICS_PORT)', () => {
-  let web: WebApp;
+  const web = withWeb({ SHED_MAX_IN_FLIGHT: '2', METRICS_PORT: '0' }, { listen: true });
   let port: number;
   let admin: string;
-  beforeAll(async () => {
-    web = await testApp({ SHED_MAX_IN_FLIGHT: '2', METRICS_PORT: '0' });
-    await web.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (web.app.server.address() as AddressInfo).port;
+  beforeAll(() => {
+    port = web.port;
     admin = `http://127.0.0.1:${web.adminPort?.port()}`;
   });
-  afterAll(() => web.app.close());
 
   it('answers a third request 503 at once (before Fastify) while two are in flight, liveness and metrics on the admin port, and serves again after', async () => {
     // Two actions whose bodies never finish: in flight until their connections close.
@@ -176,13 +161,11 @@ describe('requests in flight (SHED_MAX_IN_FLIGHT=2, METRICS_PORT)', () => {
 });
 
 describe('load shedding', () => {
-  let web: WebApp;
+  const web = withWeb({ SHED_EVENT_LOOP_DELAY_MS: '50', SHED_RETRY_AFTER_SECONDS: '3' }, { listen: true });
   let base: string;
-  beforeAll(async () => {
-    web = await testApp({ SHED_EVENT_LOOP_DELAY_MS: '50', SHED_RETRY_AFTER_SECONDS: '3' });
-    base = await web.app.listen({ port: 0, host: '127.0.0.1' });
+  beforeAll(() => {
+    base = web.url;
   });
-  afterAll(() => web.app.close());
 
   /** Keeps the event loop busy in 300 ms stretches until readiness says it is shedding. */
   async function overload(): Promise<void> {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WebApp } from '../../src/server/app.ts';
-import { testApp } from '../helpers.ts';
+import { testApp } from '../with-web.ts';
 import { type FieldRequest, REQUEST_FIELDS, type RequestField } from './request-fields.ts';
 
 const KiB = 1024;

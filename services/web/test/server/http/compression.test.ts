@@ -14,7 +14,7 @@ import { buildApp } from '../../../src/server/app.ts';
 import { loadConfig } from '../../../src/server/config.ts';
 import { chooseEncoding, compressBuffer, compressResponses } from '../../../src/server/http/compression.ts';
 import { renderDocument } from '../../../src/server/pages/render-document.tsx';
-import { fakeAssets, pageData } from '../../helpers.ts';
+import { fakeAssets, pageData } from '../../with-web.ts';
 
 const decode: Record<string, (body: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync };
 

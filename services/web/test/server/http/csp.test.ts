@@ -11,7 +11,7 @@ import {
   securityHeaders,
 } from '../../../src/server/http/security-headers.ts';
 import { loadSentryConfig } from '../../../src/server/telemetry/sentry-config.ts';
-import { appForTest } from '../../helpers.ts';
+import { appForTest } from '../../with-web.ts';
 
 /** The document's CSP as a map of directive → value. */
 async function policyOf(env: Record<string, string>) {

@@ -1,20 +1,11 @@
-// Answers sent before the request's body arrived: a form body over its limit (413) and a path that does not decode
-// (the router's 400, quoting 64 characters of it); a client still uploading reads them, not a reset (decision 039).
-import type { AddressInfo } from 'node:net';
 import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebApp } from '../../../src/server/app.ts';
-import { testApp } from '../../helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { withWeb } from '../../with-web.ts';
 
 const MiB = 1024 * 1024;
-let web: WebApp;
+const web = withWeb({}, { listen: true });
 let port: number;
-beforeAll(async () => {
-  web = await testApp();
-  await web.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (web.app.server.address() as AddressInfo).port;
-});
-afterAll(() => web?.app.close());
+beforeAll(() => ({ port } = web));
 
 const formHead = (length: number) =>
   `POST /preferences HTTP/1.1\r\nhost: 127.0.0.1\r\norigin: http://127.0.0.1:${port}\r\n` +

@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { appForTest } from '../../helpers.ts';
+import { appForTest } from '../../with-web.ts';
 
 async function listening(env: Record<string, string>) {
   const web = await appForTest(env);

@@ -1,7 +1,7 @@
 // /readyz on the public port says ready or not; the reasons (heap, RSS, event-loop figures while shedding) are told
 // on the admin port only, which the ingress does not reach (issue 28.7).
 import { describe, expect, it } from 'vitest';
-import { appForTest } from '../../helpers.ts';
+import { appForTest } from '../../with-web.ts';
 
 const SHEDDING = 'shedding load (heapUsedBytes): event-loop delay 12 ms, 40 % busy, heap 300 MiB, RSS 420 MiB';
 

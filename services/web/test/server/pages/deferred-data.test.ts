@@ -1,15 +1,13 @@
 // Deferred loader data over both transports: streamed into the document (scripts after the shell) and into page
 // data (JSON lines after the first). Chunk timing in a real process and the browser's side: e2e/web/streaming.test.ts.
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareDeferred } from '../../../src/server/pages/deferred-parts.ts';
-import { pageData, testApp } from '../../helpers.ts';
+import { pageData, withWeb } from '../../with-web.ts';
 
+const web = withWeb({ CATALOG_RELATED_DELAY_MS: '30' });
 let app: FastifyInstance;
-beforeAll(async () => {
-  ({ app } = await testApp({ CATALOG_RELATED_DELAY_MS: '30' }));
-});
-afterAll(() => app.close());
+beforeAll(() => ({ app } = web));
 
 const lines = (body: string) =>
   body

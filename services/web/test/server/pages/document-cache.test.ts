@@ -1,14 +1,12 @@
 // Which Cache-Control each document gets, so the back/forward cache can keep pages without sharing them.
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cookieNames, documentCacheControl } from '../../../src/server/pages/document-cache.ts';
-import { pageData, testApp } from '../../helpers.ts';
+import { pageData, withWeb } from '../../with-web.ts';
 
+const web = withWeb();
 let app: FastifyInstance;
-beforeAll(async () => {
-  ({ app } = await testApp());
-});
-afterAll(() => app.close());
+beforeAll(() => ({ app } = web));
 
 // prefs= is a valid cookie value (base64 JSON); its content does not matter here, only its presence.
 const PREFS = `prefs=${encodeURIComponent(Buffer.from(JSON.stringify({ theme: 'dark', displayName: 'Ada', pageSize: 10 })).toString('base64'))}`;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERROR_TEXT } from '../../../src/framework/page-data-protocol.ts';
 import { buildApp, type WebApp } from '../../../src/server/app.ts';
 import { loadConfig } from '../../../src/server/config.ts';
-import { fakeAssets, pageData } from '../../helpers.ts';
+import { fakeAssets, pageData } from '../../with-web.ts';
 
 let web: WebApp;
 beforeAll(async () => {

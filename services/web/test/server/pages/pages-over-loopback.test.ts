@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type WebApp } from '../../../src/server/app.ts';
 import { loadConfig } from '../../../src/server/config.ts';
-import { fakeAssets, pageData } from '../../helpers.ts';
+import { fakeAssets, pageData } from '../../with-web.ts';
 
 let web: WebApp;
 let base: string;

@@ -1,14 +1,12 @@
 // Documents and page data served from one URL: odd requests, signals, server failures and actions.
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERROR_TEXT } from '../../../src/framework/page-data-protocol.ts';
-import { appForTest, pageData, testApp } from '../../helpers.ts';
+import { appForTest, pageData, withWeb } from '../../with-web.ts';
 
+const web = withWeb();
 let app: FastifyInstance;
-beforeAll(async () => {
-  ({ app } = await testApp());
-});
-afterAll(() => app.close());
+beforeAll(() => ({ app } = web));
 
 const form = (body: string, headers: Record<string, string> = {}) => ({
   method: 'POST' as const,

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { chunksOf, uploadThenRead } from '@app/test-kit';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { TUNNEL_BODY_LIMIT } from '../../../src/server/telemetry/tunnel-proxy.ts';
-import { appForTest } from '../../helpers.ts';
+import { appForTest } from '../../with-web.ts';
 
 const MiB = 1024 * 1024;
 

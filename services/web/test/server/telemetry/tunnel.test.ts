@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type CaptureServer, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { TUNNEL_BODY_LIMIT } from '../../../src/server/telemetry/tunnel-proxy.ts';
-import { appForTest } from '../../helpers.ts';
+import { appForTest } from '../../with-web.ts';
 
 const envelope = (dsn: string) =>
   `${JSON.stringify({ event_id: 'a'.repeat(32), dsn })}\n{"type":"event"}\n${JSON.stringify({ message: 'hello' })}`;
