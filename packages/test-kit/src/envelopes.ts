@@ -54,3 +54,13 @@ export const attachmentItem = (payload: Buffer, filename = 'blob.bin'): ItemSpec
   header: { type: 'attachment', length: payload.length, filename, content_type: 'application/octet-stream' },
   payload,
 });
+
+/** A fresh event id, as the SDKs write one: 32 hex digits. */
+export const newEventId = (): string => crypto.randomUUID().replaceAll('-', '');
+
+/** A minimal, valid error envelope for a DSN with its own event id: small, for suites that count arrivals. */
+export function errorEnvelope(dsn: string, eventId: string, message = `container e2e ${eventId}`): string {
+  const sentAt = new Date().toISOString();
+  const event = { event_id: eventId, timestamp: Date.now() / 1000, platform: 'javascript', level: 'error', message };
+  return `${JSON.stringify({ event_id: eventId, dsn, sent_at: sentAt })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
+}

@@ -5,11 +5,11 @@
 import { createPrescan, TRIGGER_WORDS } from '../src/pii/prescan.ts';
 import { createOraclePrescan } from '../test/pii/prescan-oracle.ts';
 import { printBestOfBursts } from './best-of-bursts.ts';
-import { errorEnvelope } from './envelopes.ts';
+import { browserErrorEnvelope } from './envelopes.ts';
 
 const BURSTS = 3000;
 
-const envelope = errorEnvelope('https://k@o.ingest.sentry.io/1');
+const envelope = browserErrorEnvelope('https://k@o.ingest.sentry.io/1');
 const event = envelope.subarray(envelope.lastIndexOf(0x0a) + 1);
 const copies = Array.from({ length: 64 }, () => Buffer.from(event));
 

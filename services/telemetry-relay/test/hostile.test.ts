@@ -6,7 +6,6 @@ import { connect, type Socket } from 'node:net';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import {
   attachmentItem,
-  type CaptureServer,
   EVENT_ID,
   envelope,
   eventItem,
@@ -23,9 +22,6 @@ const MiB = 1024 * 1024;
 // One capture server for the file, its DSN every relay's ALLOWED_DSNS; each test's relay is its own, closed after it.
 const upstream = withUpstream();
 const { relayWith } = upstream;
-let capture: CaptureServer;
-let dsn: string;
-beforeAll(() => ({ capture, dsn } = upstream));
 
 /** Starts a POST with a declared length, writes `first`, and resolves with the answer without sending the rest. */
 function postPartial(
@@ -63,7 +59,7 @@ function nestingBomb(dsnText: string, lines = 300, depth = 60_000): Buffer {
 describe('authorized before work', () => {
   it('refuses a DSN that is not allowed as soon as the header line arrives, before the body is sent', async () => {
     const relay = await relayWith();
-    const other = capture.dsn({ projectId: '666', publicKey: 'nope' });
+    const other = upstream.capture.dsn({ projectId: '666', publicKey: 'nope' });
     const header = Buffer.from(`${JSON.stringify({ dsn: other })}\n{"type":"attachment","length":${10 * MiB}}\n`);
     const answer = await postPartial(relay.tunnel, header, header.length + 10 * MiB);
     answer.complete();
@@ -75,15 +71,21 @@ describe('authorized before work', () => {
   // The block a relay that decompressed first would have: the issue's bomb (300 lines, 60 000 deep) inflated whole.
   let inflateBlock = 0;
   beforeAll(() => {
-    const bomb = nestingBomb(dsn);
+    const bomb = nestingBomb(upstream.dsn);
     inflateBlock = Math.min(...[0, 1, 2].map(() => timeBlock(() => brotliDecompressSync(bomb))));
   });
 
   it.each([
-    ['a DSN the relay does not allow', () => capture.dsn({ projectId: '666', publicKey: 'nope' }), 300, 60_000, 403],
-    ['the allowed DSN (item header lines over their 8 KiB limit)', () => dsn, 300, 60_000, 413],
-    ['the allowed DSN (all header lines over 256 KiB together)', () => dsn, 300, 3000, 413],
-    ['the allowed DSN (20 lines nested 3000 deep)', () => dsn, 20, 3000, 400],
+    [
+      'a DSN the relay does not allow',
+      () => upstream.capture.dsn({ projectId: '666', publicKey: 'nope' }),
+      300,
+      60_000,
+      403,
+    ],
+    ['the allowed DSN (item header lines over their 8 KiB limit)', () => upstream.dsn, 300, 60_000, 413],
+    ['the allowed DSN (all header lines over 256 KiB together)', () => upstream.dsn, 300, 3000, 413],
+    ['the allowed DSN (20 lines nested 3000 deep)', () => upstream.dsn, 20, 3000, 400],
   ])(
     'answers a brotli nesting bomb with %s quickly, without blocking the event loop',
     async (_name, dsnOf, lines, depth, status) => {
@@ -96,7 +98,7 @@ describe('authorized before work', () => {
       expect(answers.map((a) => a.result)).toEqual([status, status]);
       // The better of two answers against inflating the bomb whole, timed the same way in this process.
       expect(Math.min(...answers.map((a) => a.maxBlockMs))).toBeLessThan(inflateBlock);
-      expect(capture.envelopes.length).toBe(0);
+      expect(upstream.capture.envelopes.length).toBe(0);
     },
   );
 });
@@ -109,7 +111,9 @@ describe('one memory budget, shared fairly', () => {
       MEMORY_PER_CLIENT_BYTES: String(5 * MiB),
       TRUSTED_PROXY_HOPS: '1',
     });
-    const head = Buffer.from(`${JSON.stringify({ dsn })}\n{"type":"attachment","length":${4 * MiB - 200}}\n`);
+    const head = Buffer.from(
+      `${JSON.stringify({ dsn: upstream.dsn })}\n{"type":"attachment","length":${4 * MiB - 200}}\n`,
+    );
     const stall = (client: string, size: number) => {
       const socket = request(relay.tunnel, {
         method: 'POST',
@@ -146,7 +150,10 @@ describe('one memory budget, shared fairly', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const metrics = await (await fetch(`${relay.url}/metrics`)).text();
     expect(metrics).toMatch(/^relay_memory_held_bytes 0$/m);
-    const small = envelope({ dsn, event_id: EVENT_ID }, [eventItem(), attachmentItem(Buffer.alloc(1000))]);
+    const small = envelope({ dsn: upstream.dsn, event_id: EVENT_ID }, [
+      eventItem(),
+      attachmentItem(Buffer.alloc(1000)),
+    ]);
     expect((await post(relay.tunnel, small, { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
   });
 });

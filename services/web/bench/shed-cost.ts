@@ -10,8 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { startCaptureServer } from '@app/test-kit';
-import { median } from './wrk.ts';
+import { median, startCaptureServer } from '@app/test-kit';
 
 const root = new URL('..', import.meta.url).pathname;
 const BASELINE = process.env.BENCH_BASELINE;

@@ -1,6 +1,3 @@
-// The scrub stage in the envelope: what is forwarded byte for byte, what changes and by how much, the metric, the
-// limits, and the settings' validation. Relay's rules themselves are in scrub-conformance.test.ts.
-import { fileURLToPath } from 'node:url';
 import {
   attachmentItem,
   type CaptureServer,
@@ -14,9 +11,8 @@ import {
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { compileScrub, DEFAULT_SCRUB_SETTINGS } from '../../src/pii/index.ts';
-import { type RunningRelay, startRelay, withRelay } from '../with-relay.ts';
+import { RELAY_ENTRY, type RunningRelay, startRelay, withRelay } from '../with-relay.ts';
 
-const entry = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const under = withRelay({ SPOOL_MODE: 'fast', MAX_EVENT_ITEM_BYTES: '4096' });
 let capture: CaptureServer;
 let relay: RunningRelay;
@@ -163,7 +159,9 @@ describe('scrubbing settings', () => {
   });
 
   it('stops the process with exit 78 naming a bad setting', async () => {
-    const result = await runToExit(entry, { env: { ALLOWED_DSNS: 'https://k@sentry.io/1', SCRUB_DEFAULTS: 'maybe' } });
+    const result = await runToExit(RELAY_ENTRY, {
+      env: { ALLOWED_DSNS: 'https://k@sentry.io/1', SCRUB_DEFAULTS: 'maybe' },
+    });
     expect(result.code).toBe(78);
     expect(result.stderr).toMatch(/SCRUB_DEFAULTS must be true or false/);
   });

@@ -2,29 +2,15 @@
 // relay must not read for it for longer than its bounds (packages/service-kit/src/linger.ts, decision 039).
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import {
-  type CaptureServer,
-  chunksOf,
-  EVENT_ID,
-  envelope,
-  eventItem,
-  eventually,
-  post,
-  uploadThenRead,
-} from '@app/test-kit';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { chunksOf, EVENT_ID, envelope, eventItem, eventually, post, uploadThenRead } from '@app/test-kit';
+import { describe, expect, it } from 'vitest';
 import { type RunningRelay, withUpstream } from '../with-relay.ts';
 
 const MiB = 1024 * 1024;
 const upstream = withUpstream();
 const { relayWith } = upstream;
-let capture: CaptureServer;
-let allowed: string;
-let notAllowed: string;
-beforeAll(() => {
-  ({ capture, dsn: allowed } = upstream);
-  notAllowed = capture.dsn({ projectId: '666', publicKey: 'nope' });
-});
+/** A DSN the relay does not allow. */
+const notAllowed = () => upstream.capture.dsn({ projectId: '666', publicKey: 'nope' });
 
 /** The head of a POST to the tunnel declaring a body of `declared` bytes, for a raw socket. */
 function head(relay: RunningRelay, declared: number): string {
@@ -50,7 +36,7 @@ const openConnections = (relay: RunningRelay) =>
 describe('a refusal before the body has arrived', () => {
   it('lets a client still uploading read the 403, then closes', async () => {
     const relay = await relayWith();
-    const line = headerLine(notAllowed);
+    const line = headerLine(notAllowed());
     const exchange = await uploadThenRead(
       portOf(relay),
       head(relay, line.length + 16 * MiB) + line,
@@ -73,10 +59,10 @@ describe('a refusal before the body has arrived', () => {
 
   it('takes nothing after the refused body as a request: an envelope sent next on the connection is not relayed', async () => {
     const relay = await relayWith();
-    const line = headerLine(notAllowed);
+    const line = headerLine(notAllowed());
     const body = Buffer.concat([Buffer.from(line), Buffer.alloc(MiB, 0x61)]);
-    const next = envelope({ dsn: allowed, event_id: EVENT_ID }, [eventItem()]);
-    const before = capture.envelopes.length;
+    const next = envelope({ dsn: upstream.dsn, event_id: EVENT_ID }, [eventItem()]);
+    const before = upstream.capture.envelopes.length;
     const exchange = await uploadThenRead(portOf(relay), head(relay, body.length), [
       body,
       Buffer.from(head(relay, next.length)),
@@ -86,14 +72,14 @@ describe('a refusal before the body has arrived', () => {
     expect(exchange.read).toMatch(/^HTTP\/1\.1 403 /);
     // The same envelope on a connection of its own is relayed: the one above was not read as a request.
     expect((await post(relay.tunnel, next)).status).toBe(200);
-    await eventually(() => capture.envelopes.length >= before + 1);
+    await eventually(() => upstream.capture.envelopes.length >= before + 1);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(capture.envelopes.length).toBe(before + 1);
+    expect(upstream.capture.envelopes.length).toBe(before + 1);
   });
 
   it('closes a connection that sends nothing more within REFUSED_BODY_LINGER_MS', async () => {
     const relay = await relayWith({ REFUSED_BODY_LINGER_MS: '300' });
-    const line = headerLine(notAllowed);
+    const line = headerLine(notAllowed());
     const socket = connect({ port: portOf(relay), host: '127.0.0.1', allowHalfOpen: true });
     let read = '';
     socket.on('data', (data: Buffer) => {
@@ -112,7 +98,7 @@ describe('a refusal before the body has arrived', () => {
 
   it('stops reading a client that keeps sending once it has sent twice MAX_BODY_BYTES more', async () => {
     const relay = await relayWith({ MAX_BODY_BYTES: String(MiB) });
-    const line = headerLine(notAllowed);
+    const line = headerLine(notAllowed());
     // Declares far more than it may send, and keeps sending: the relay closes within about a body's worth.
     const exchange = await uploadThenRead(portOf(relay), head(relay, 200 * MiB) + line, chunksOf(64 * MiB));
     expect(exchange.error).toMatch(/ECONNRESET|EPIPE/);
@@ -122,7 +108,7 @@ describe('a refusal before the body has arrived', () => {
 
   it('with REFUSED_BODY_LINGER_MS=0 closes at once, as before', async () => {
     const relay = await relayWith({ REFUSED_BODY_LINGER_MS: '0' });
-    const line = headerLine(notAllowed);
+    const line = headerLine(notAllowed());
     const exchange = await uploadThenRead(
       portOf(relay),
       head(relay, line.length + 16 * MiB) + line,
@@ -229,7 +215,7 @@ describe("Fastify's 503 while the relay closes", () => {
     const head = bodyHead(
       relay,
       'POST',
-      `/monitoring/security?dsn=${encodeURIComponent(allowed)}`,
+      `/monitoring/security?dsn=${encodeURIComponent(upstream.dsn)}`,
       'length',
       16 * MiB,
       ['content-type: application/csp-report'],

@@ -1,15 +1,11 @@
 // Browsers' CSP reports through the relay's /security route, each arriving upstream as a raw_security item.
-import { type CaptureServer, eventually, post } from '@app/test-kit';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningRelay, withRelay } from '../with-relay.ts';
+import { eventually, post } from '@app/test-kit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { withRelay } from '../with-relay.ts';
 
 // Small event items (4 KiB) to test the bound cheaply; one trusted proxy, as behind the web service's tunnel proxy.
 const under = withRelay({ MAX_EVENT_ITEM_BYTES: '4096', TRUSTED_PROXY_HOPS: '1' });
-let capture: CaptureServer;
-let relay: RunningRelay;
-let dsn: string;
-beforeAll(() => ({ capture, relay, dsn } = under));
-afterEach(() => capture.clear());
+afterEach(() => under.capture.clear());
 
 const violation = (blocked: string) => ({
   'document-uri': 'https://shop.example.com/catalog',
@@ -18,20 +14,25 @@ const violation = (blocked: string) => ({
   'blocked-uri': blocked,
   disposition: 'enforce',
 });
-const reportsUrl = (query: Record<string, string>) => `${relay.url}/monitoring/security?${new URLSearchParams(query)}`;
+const reportsUrl = (query: Record<string, string>) =>
+  `${under.relay.url}/monitoring/security?${new URLSearchParams(query)}`;
 
 describe('CSP reports: POST <TUNNEL_PATH>/security', () => {
   it('wraps a report-uri report as a raw_security item for the DSN, with release, environment and client', async () => {
     const body = JSON.stringify({ 'csp-report': violation('inline') });
-    const response = await post(reportsUrl({ dsn, sentry_release: 'web@1.0.0', sentry_environment: 'staging' }), body, {
-      'content-type': 'application/csp-report',
-      'x-forwarded-for': '198.51.100.9',
-      'user-agent': 'Chromium',
-    });
+    const response = await post(
+      reportsUrl({ dsn: under.dsn, sentry_release: 'web@1.0.0', sentry_environment: 'staging' }),
+      body,
+      {
+        'content-type': 'application/csp-report',
+        'x-forwarded-for': '198.51.100.9',
+        'user-agent': 'Chromium',
+      },
+    );
     expect(response.status).toBe(200);
-    const arrived = await capture.waitFor(() => true);
+    const arrived = await under.capture.waitFor(() => true);
     expect(arrived.projectId).toBe('42');
-    expect(arrived.header).toEqual({ dsn });
+    expect(arrived.header).toEqual({ dsn: under.dsn });
     expect(arrived.items).toHaveLength(1);
     const [item] = arrived.items;
     expect(item?.header).toEqual({
@@ -54,11 +55,11 @@ describe('CSP reports: POST <TUNNEL_PATH>/security', () => {
       { type: 'deprecation', age: 1, url: 'https://shop.example.com/', body: { id: 'x' } },
       { type: 'csp-violation', age: 2, url: 'https://shop.example.com/', body: violation('https://evil.example') },
     ];
-    const response = await post(reportsUrl({ dsn }), JSON.stringify(batch), {
+    const response = await post(reportsUrl({ dsn: under.dsn }), JSON.stringify(batch), {
       'content-type': 'application/reports+json',
     });
     expect(response.status).toBe(200);
-    const arrived = await capture.waitFor(() => true);
+    const arrived = await under.capture.waitFor(() => true);
     expect(arrived.items.map((item) => item.type)).toEqual(['raw_security', 'raw_security']);
     expect(arrived.items.map((item) => JSON.parse(item.payload.toString()).body['blocked-uri'])).toEqual([
       'inline',
@@ -98,25 +99,26 @@ describe('CSP reports: POST <TUNNEL_PATH>/security', () => {
     ],
     ['an empty body', { dsn: 'DSN' }, 'application/csp-report', '', 400, 'empty'],
   ])('refuses %s with a 4xx saying what was wrong', async (_name, query, contentType, body, status, code) => {
-    const resolved = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v === 'DSN' ? dsn : v]));
+    const resolved = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v === 'DSN' ? under.dsn : v]));
     const response = await post(reportsUrl(resolved), body, { 'content-type': contentType });
     expect(response.status).toBe(status);
     expect(response.json.error).toBe(code);
     expect(String(response.json.detail).length).toBeGreaterThan(10);
-    expect(capture.envelopes).toHaveLength(0);
+    expect(under.capture.envelopes).toHaveLength(0);
   });
 
   it('counts reports like envelopes: received, accepted by project, rejected by reason', async () => {
-    await post(reportsUrl({ dsn }), '{"csp-report":{}}', { 'content-type': 'application/csp-report' });
+    await post(reportsUrl({ dsn: under.dsn }), '{"csp-report":{}}', { 'content-type': 'application/csp-report' });
     await post(reportsUrl({}), '{}', { 'content-type': 'application/csp-report' });
-    const text = await (await fetch(`${relay.url}/metrics`)).text();
+    const text = await (await fetch(`${under.relay.url}/metrics`)).text();
     expect(text).toMatch(/relay_envelopes_accepted_total\{project="42"\} [1-9]/);
     expect(text).toMatch(/relay_envelopes_rejected_total\{reason="missing_dsn"\} [1-9]/);
   });
 
   it("honours upstream's rate limit on the security category with 429 and Sentry's headers", async () => {
-    capture.setBehaviour({ kind: 'rate-limit', retryAfterSeconds: 30, limits: '30:security:key:quota' });
-    const report = () => post(reportsUrl({ dsn }), '{"csp-report":{}}', { 'content-type': 'application/csp-report' });
+    under.capture.setBehaviour({ kind: 'rate-limit', retryAfterSeconds: 30, limits: '30:security:key:quota' });
+    const report = () =>
+      post(reportsUrl({ dsn: under.dsn }), '{"csp-report":{}}', { 'content-type': 'application/csp-report' });
     expect((await report()).status).toBe(200); // accepted before upstream answered
     await eventually(async () => (await report()).status === 429, 5_000);
     const limited = await report();
