@@ -1,3 +1,5 @@
+// The scrub stage in the envelope: what is forwarded byte for byte, what changes and by how much, the metric, the
+// limits, and the settings' validation. Relay's rules themselves are in scrub-conformance.test.ts.
 import {
   attachmentItem,
   type CaptureServer,

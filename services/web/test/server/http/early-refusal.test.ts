@@ -1,3 +1,5 @@
+// Answers sent before the request's body arrived: a form body over its limit (413) and a path that does not decode
+// (the router's 400, quoting 64 characters of it); a client still uploading reads them, not a reset (decision 039).
 import { chunksOf, getAsWritten, uploadThenRead } from '@app/test-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withWeb } from '../../with-web.ts';
