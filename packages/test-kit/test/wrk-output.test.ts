@@ -2,22 +2,23 @@
 import { describe, expect, it } from 'vitest';
 import { parseWrkOutput, wrkDurationMs } from '../src/wrk-output.ts';
 
-const REPORT = `Running 5s test @ http://127.0.0.1:3001/monitoring
-  1 threads and 10 connections
-  Thread Stats   Avg      Stdev     Max   +/- Stdev
-    Latency     1.21ms  310.00us   9.87ms   91.02%
-    Req/Sec     8.31k   402.11     8.90k    80.00%
-  Latency Distribution
-     50%    1.15ms
-     75%    1.30ms
-     90%    1.52ms
-     99%    2.50s
-  41352 requests in 5.00s, 3.12MB read
-  Socket errors: connect 0, read 2, write 1, timeout 3
-  Non-2xx or 3xx responses: 7
-Requests/sec:   8270.14
-Transfer/sec:    638.51KB
-`;
+const REPORT = [
+  'Running 5s test @ http://127.0.0.1:3001/monitoring',
+  '  1 threads and 10 connections',
+  '  Thread Stats   Avg      Stdev     Max   +/- Stdev',
+  '    Latency     1.21ms  310.00us   9.87ms   91.02%',
+  '    Req/Sec     8.31k   402.11     8.90k    80.00%',
+  '  Latency Distribution',
+  '     50%    1.15ms',
+  '     75%    1.30ms',
+  '     90%    1.52ms',
+  '     99%    2.50s',
+  '  41352 requests in 5.00s, 3.12MB read',
+  '  Socket errors: connect 0, read 2, write 1, timeout 3',
+  '  Non-2xx or 3xx responses: 7',
+  'Requests/sec:   8270.14',
+  'Transfer/sec:    638.51KB',
+].join('\n');
 
 describe('wrk output', () => {
   it('reads the counts, the rate and the percentiles', () => {
