@@ -18,6 +18,7 @@ const from = (address: string) => ({ 'x-forwarded-for': address });
 
 describe('memory shares by network', () => {
   it('four addresses of one IPv6 /64 share one share: the fourth is asked to wait, another /64 is not', async () => {
+    // hostile.test.ts's budget test with twice the budget: alike in shape on purpose, each test's limits in view.
     const relay = await relayWith({
       MAX_ENVELOPE_BYTES: String(4 * MiB),
       MEMORY_BUDGET_BYTES: String(16 * MiB),

@@ -123,28 +123,21 @@ describe('one memory budget, shared fairly', () => {
       socket.write(Buffer.concat([head, Buffer.alloc(size - head.length)]));
       return socket;
     };
+    /** `holder` stalls with 3.5 MiB; then `asker` sends 2 MiB of a body: the answer's status, Retry-After, error. */
+    const holdThenAsk = async (holder: string, asker: string) => {
+      const held = stall(holder, 3.5 * MiB);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const answer = await postPartial(relay.tunnel, Buffer.concat([head, Buffer.alloc(2 * MiB)]), 4 * MiB, {
+        'x-forwarded-for': asker,
+      });
+      return { held, answer: [answer.status, answer.headers['retry-after'], JSON.parse(answer.body).error] };
+    };
     // Client A holds 3.5 MiB, then asks for more than its 5 MiB share.
-    const a = stall('203.0.113.1', 3.5 * MiB);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = await postPartial(relay.tunnel, Buffer.concat([head, Buffer.alloc(2 * MiB)]), 4 * MiB, {
-      'x-forwarded-for': '203.0.113.1',
-    });
-    expect([second.status, second.headers['retry-after'], JSON.parse(second.body).error]).toEqual([
-      429,
-      '5',
-      'client_overloaded',
-    ]);
+    const { held: a, answer: second } = await holdThenAsk('203.0.113.1', '203.0.113.1');
+    expect(second).toEqual([429, '5', 'client_overloaded']);
     // Client B takes another 3.5 MiB: now client C finds the process budget (8 MiB) short.
-    const b = stall('203.0.113.2', 3.5 * MiB);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const third = await postPartial(relay.tunnel, Buffer.concat([head, Buffer.alloc(2 * MiB)]), 4 * MiB, {
-      'x-forwarded-for': '203.0.113.3',
-    });
-    expect([third.status, third.headers['retry-after'], JSON.parse(third.body).error]).toEqual([
-      503,
-      '5',
-      'overloaded',
-    ]);
+    const { held: b, answer: third } = await holdThenAsk('203.0.113.2', '203.0.113.3');
+    expect(third).toEqual([503, '5', 'overloaded']);
     a.destroy();
     b.destroy();
     await new Promise((resolve) => setTimeout(resolve, 100));
