@@ -78,7 +78,7 @@ const alertFaults: Record<string, { fault: Fault; onsetS: number } | { cannot: s
   // Claims and pod volumes come from kube-state-metrics, which only a cluster runs; deploy/test's promtool unit test
   // holds its four cases (scaled down holding envelopes, scaled down empty, a rollout gap, another app's claim).
   TelemetryRelaySpoolStranded: { cannot: 'needs kube-state-metrics (claim and pod-volume series)' },
-  // A 500 is a bug in the relay: no request makes one without a test hook (test/server-errors.test.ts injects it in
+  // A 500 is a bug in the relay: no request makes one without a test hook (test/routes/server-errors.test.ts injects it in
   // process); deploy/test's promtool unit test holds its cases (a steady trickle, a single one, one every 6 minutes).
   TelemetryRelayInternalErrors: { cannot: 'a 500 needs a bug or a test hook; the relay runs here as shipped' },
 };

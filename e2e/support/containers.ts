@@ -2,7 +2,7 @@
 // hardened as in production, and run the capture upstream in a container of our base image.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BASE_IMAGE, buildImage as buildTestImage, docker } from '@app/test-kit';
+import { BASE_IMAGE, buildImage as buildTestImage, docker, eventually as pollUntil } from '@app/test-kit';
 import { GenericContainer, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -115,24 +115,12 @@ export async function removeVolume(name: string | undefined): Promise<void> {
   if (name) await docker(['volume', 'rm', '-f', name]).catch(() => undefined);
 }
 
-/** A minimal, valid error envelope for a DSN, with a unique event id. */
-export function errorEnvelope(dsn: string, eventId: string, message = `container e2e ${eventId}`): string {
-  const sentAt = new Date().toISOString();
-  const event = { event_id: eventId, timestamp: Date.now() / 1000, platform: 'javascript', level: 'error', message };
-  return `${JSON.stringify({ event_id: eventId, dsn, sent_at: sentAt })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
-}
+/** test-kit's, for the suites that import them from here: a minimal error envelope, a fresh event id. */
+export { errorEnvelope, newEventId } from '@app/test-kit';
 
-export const newEventId = () => crypto.randomUUID().replaceAll('-', '');
-
-/** Polls until check() returns true (or throws with the last state described). */
-export async function eventually(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+/** test-kit's `eventually`, polling every 250 ms: each check asks a container or a process over HTTP. */
+export const eventually = (check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> =>
+  pollUntil(check, timeoutMs, what, 250);
 
 /**
  * The metric names a service's alerts and dashboard panels use (deploy/k8s/base/monitoring, web-monitoring), base names without the

@@ -1,9 +1,10 @@
 // A real OCI registry on loopback for the release suite: Debian's docker-registry (the CNCF distribution registry,
 // installed by scripts/machine/setup.sh), storing in a temporary directory. Docker trusts plain HTTP on 127.0.0.0/8.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { freePort } from '@app/test-kit';
 
 export interface LocalRegistry {
   /** host:port, e.g. 127.0.0.1:40123 */
@@ -11,15 +12,6 @@ export interface LocalRegistry {
   /** The digest the registry serves for a manifest reference (tag or digest), from its HTTP API. */
   manifestDigest(repository: string, reference: string): Promise<string | null>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
 }
 
 const MANIFEST_TYPES = [

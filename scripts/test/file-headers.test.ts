@@ -14,7 +14,7 @@ describe('file headers', () => {
         'services/telemetry-relay/src/app.ts',
         'services/web/src/client/entry.tsx',
         'packages/telemetry-rules/src/rules.ts',
-        'services/web/test/helpers.ts',
+        'services/web/test/with-web.ts',
         'e2e/vitest.config.ts',
         'scripts/file-headers.ts',
       ]),

@@ -4,7 +4,7 @@
  * A realistic browser error envelope: ~5 KB, a TypeError with a 20-frame stack trace, breadcrumbs, request, tags.
  * With `secrets`, the same event carrying what the relay scrubs (a bearer token, a password, a card number).
  */
-export function errorEnvelope(dsn: string, secrets = false): Buffer {
+export function browserErrorEnvelope(dsn: string, secrets = false): Buffer {
   const frames = Array.from({ length: 20 }, (_, i) => ({
     filename: `https://shop.example.com/assets/chunk-${(i * 7919).toString(16)}.js`,
     abs_path: `https://shop.example.com/assets/chunk-${(i * 7919).toString(16)}.js`,
@@ -94,7 +94,7 @@ export function errorEnvelope(dsn: string, secrets = false): Buffer {
 
 /** 10 MiB in 100 binary attachments next to one event: the worst legitimate envelope a page sends. */
 export function largeEnvelope(dsn: string): Buffer {
-  const parts: Buffer[] = [errorEnvelope(dsn)];
+  const parts: Buffer[] = [browserErrorEnvelope(dsn)];
   const size = Math.floor((10 * 1024 * 1024) / 100);
   for (let i = 0; i < 100; i++) {
     const payload = Buffer.alloc(size, i);

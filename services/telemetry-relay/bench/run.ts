@@ -18,9 +18,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@app/test-kit';
+import { freePort, median, parseWrkOutput } from '@app/test-kit';
 import { passErrors } from './child-output.ts';
-import { errorEnvelope, largeEnvelope } from './envelopes.ts';
+import { browserErrorEnvelope, largeEnvelope } from './envelopes.ts';
 import { fastifyPeers, PEER_DSN, printPeerRatios, RELAY_RUNTIME_ENV } from './peers.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -122,13 +122,6 @@ interface WrkResult {
   errors: number;
 }
 
-function parseDuration(text: string): number {
-  const match = /([\d.]+)(us|ms|s)/.exec(text);
-  if (!match) return Number.NaN;
-  const value = Number(match[1]);
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-}
-
 /** wrk on CPU 1 posting the envelope in `bodyFile` to `url` for `seconds`. */
 const wrkArgs = (bin: { wrk: string }, url: string, bodyFile: string, seconds: number) => [
   '-c',
@@ -147,24 +140,18 @@ const wrkArgs = (bin: { wrk: string }, url: string, bodyFile: string, seconds: n
 
 function wrk(bin: { wrk: string; taskset: string }, url: string, body: string, duration: number): WrkResult {
   const output = execFileSync(bin.taskset, wrkArgs(bin, url, body, duration), { encoding: 'utf8' });
-  const number = (re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const { rps, p50Ms, p99Ms, non2xx, socketErrors } = parseWrkOutput(output);
   return {
     upstream: 0,
     cpuUs: 0,
     userUs: 0,
-    rps: number(/Requests\/sec:\s+([\d.]+)/),
-    p50: parseDuration(/\s50%\s+(\S+)/.exec(output)?.[1] ?? ''),
-    p99: parseDuration(/\s99%\s+(\S+)/.exec(output)?.[1] ?? ''),
-    non2xx: number(/Non-2xx or 3xx responses: (\d+)/),
-    errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    rps,
+    p50: p50Ms,
+    p99: p99Ms,
+    non2xx,
+    errors: socketErrors.connect + socketErrors.read + socketErrors.write + socketErrors.timeout,
   };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 async function main(): Promise<void> {
   const bin = tools();
@@ -173,7 +160,7 @@ async function main(): Promise<void> {
   launch(bin.taskset, ['-c', '1', node, join(here, 'sink.ts')], { PORT: String(sinkPort) });
   const dsn = `http://benchkey@127.0.0.1:${sinkPort}/1`;
   const bodyFile = join(work, 'envelope.txt');
-  const envelope = errorEnvelope(dsn);
+  const envelope = browserErrorEnvelope(dsn);
   writeFileSync(bodyFile, envelope);
 
   // nginx: one worker, keep-alive to the upstream, body kept in memory, no access log (the relay samples its own).
@@ -212,7 +199,7 @@ http {
 
   // The same envelope with the one DSN the peers allow.
   const peerBodyFile = join(work, 'envelope-peer.txt');
-  writeFileSync(peerBodyFile, errorEnvelope(PEER_DSN));
+  writeFileSync(peerBodyFile, browserErrorEnvelope(PEER_DSN));
   const peerSpecs = fastifyPeers(`http://127.0.0.1:${sinkPort}`, [
     await freePort(),
     await freePort(),
@@ -260,7 +247,7 @@ http {
     IGNORE_RULES: 'none',
   });
   const secretBodyFile = join(work, 'envelope-secrets.txt');
-  writeFileSync(secretBodyFile, errorEnvelope(dsn, true));
+  writeFileSync(secretBodyFile, browserErrorEnvelope(dsn, true));
   const durable = relay('durable', durablePort);
   // The same relay without Relay's inbound filters (on by default): what the filters cost per envelope.
   const unfilteredPort = await freePort();

@@ -19,11 +19,11 @@ import { createScrubber } from '../src/pipeline/scrub.ts';
 import type { ProjectSettings } from '../src/projects/project.ts';
 import { compileProjectSet, type ProjectSet } from '../src/projects/project-set.ts';
 import { printBestOfBursts } from './best-of-bursts.ts';
-import { errorEnvelope } from './envelopes.ts';
+import { browserErrorEnvelope } from './envelopes.ts';
 
 const BURSTS = Number(process.env.MICRO_BURSTS ?? 2000);
 
-const envelope = errorEnvelope('https://k@o.ingest.sentry.io/1');
+const envelope = browserErrorEnvelope('https://k@o.ingest.sentry.io/1');
 const event = envelope.subarray(envelope.lastIndexOf(0x0a) + 1);
 const copies = Array.from({ length: 64 }, () => Buffer.from(event));
 const limits = { maxEventItemBytes: 1 << 20, maxEnvelopeBytes: 20 << 20 };

@@ -1,11 +1,10 @@
 // The relay assembled from its configuration: front door, tunnel and CSP routes, spool, delivery and metrics.
 import { accessSync, constants } from 'node:fs';
-import { closeUnfinishedOnSend, createFrontDoor, lingerLimits, type ServiceApp } from '@app/service-kit';
+import { closeUnfinishedOnSend, createFrontDoor, lingerLimits, networkOf, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
 import { quote } from './errors.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
-import { networkOf } from './pipeline/client-network.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { createQuotaStage } from './pipeline/quota/stage.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';

@@ -1,11 +1,17 @@
 // Every environment variable the relay reads, validated at startup; a wrong one stops it naming the variable.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Env, EnvReader, ServerConfig } from '@app/service-kit';
-import { containerMemoryLimit, readConnectionLimits, readEnv, readServerConfig } from '@app/service-kit';
+import type { Env, EnvReader, NetworkPrefixes, ServerConfig } from '@app/service-kit';
+import {
+  containerMemoryLimit,
+  DEFAULT_PREFIXES,
+  readConnectionLimits,
+  readEnv,
+  readServerConfig,
+  readTrustedProxyHops,
+} from '@app/service-kit';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
 import { defaultBudgetBytes } from './memory/limit.ts';
-import { DEFAULT_PREFIXES, type NetworkPrefixes } from './pipeline/client-network.ts';
 import { type ProjectsConfig, readProjectsConfig, type ShorthandConfig } from './projects/env-config.ts';
 import type { RouteConfig } from './routes/route-config.ts';
 import type { SpoolMode } from './types.ts';
@@ -30,7 +36,7 @@ export interface Config extends RouteConfig, ShorthandConfig {
     /** The container's limit the default budget was derived from (undefined: none). */
     containerLimitBytes: number | undefined;
   };
-  /** How many leading address bits name one client for its memory and spool shares (pipeline/client-network.ts). */
+  /** How many leading address bits name one client for its memory and spool shares (service-kit's clientNetwork). */
   clientPrefixes: NetworkPrefixes;
   /** The tunnel's HTTP server: what a slow or greedy client may hold. */
   connections: {
@@ -101,7 +107,7 @@ export function loadConfig(env: Env): Config {
     projects,
     ...shorthand,
     upstreamUrl: reader.optionalUrl('UPSTREAM_URL'),
-    trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
+    trustedProxyHops: readTrustedProxyHops(reader),
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),
     build: { version: reader.string('RELEASE', 'dev'), revision: reader.string('REVISION', 'unknown') },

@@ -1,8 +1,8 @@
 // Property: whatever bytes arrive — valid envelopes mutated, truncated, spliced — the relay answers 200 or a 4xx
 // with a reason, never a 5xx, and never dies.
+import { attachmentItem, EVENT_ID, envelope, errorEvent, eventItem } from '@app/test-kit';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentItem, EVENT_ID, envelope, errorEvent, eventItem } from './helpers.ts';
 import { withRelay } from './with-relay.ts';
 
 const under = withRelay({ MAX_EVENT_ITEM_BYTES: '4096' }, { projectId: '3', publicKey: 'fz' });

@@ -4,40 +4,24 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { type CaptureServer, freePort, startCaptureServer } from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   attachmentItem,
-  closeAfterTest,
-  closeOpened,
   EVENT_ID,
   envelope,
   eventItem,
+  freePort,
   post,
   postWhole,
-  removeTempDirs,
-  startRelay,
   timeBlock,
   watchEventLoop,
-} from './helpers.ts';
+} from '@app/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { withUpstream } from './with-relay.ts';
 
 const MiB = 1024 * 1024;
-let capture: CaptureServer;
-let dsn: string;
-
 // One capture server for the file, its DSN every relay's ALLOWED_DSNS; each test's relay is its own, closed after it.
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-});
-afterEach(closeOpened);
-afterAll(async () => {
-  await capture?.close();
-  removeTempDirs();
-});
-
-const relayWith = async (env: Record<string, string> = {}) =>
-  closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, ...env }));
+const upstream = withUpstream();
+const { relayWith } = upstream;
 
 /** Starts a POST with a declared length, writes `first`, and resolves with the answer without sending the rest. */
 function postPartial(
@@ -75,7 +59,7 @@ function nestingBomb(dsnText: string, lines = 300, depth = 60_000): Buffer {
 describe('authorized before work', () => {
   it('refuses a DSN that is not allowed as soon as the header line arrives, before the body is sent', async () => {
     const relay = await relayWith();
-    const other = capture.dsn({ projectId: '666', publicKey: 'nope' });
+    const other = upstream.capture.dsn({ projectId: '666', publicKey: 'nope' });
     const header = Buffer.from(`${JSON.stringify({ dsn: other })}\n{"type":"attachment","length":${10 * MiB}}\n`);
     const answer = await postPartial(relay.tunnel, header, header.length + 10 * MiB);
     answer.complete();
@@ -87,15 +71,21 @@ describe('authorized before work', () => {
   // The block a relay that decompressed first would have: the issue's bomb (300 lines, 60 000 deep) inflated whole.
   let inflateBlock = 0;
   beforeAll(() => {
-    const bomb = nestingBomb(dsn);
+    const bomb = nestingBomb(upstream.dsn);
     inflateBlock = Math.min(...[0, 1, 2].map(() => timeBlock(() => brotliDecompressSync(bomb))));
   });
 
   it.each([
-    ['a DSN the relay does not allow', () => capture.dsn({ projectId: '666', publicKey: 'nope' }), 300, 60_000, 403],
-    ['the allowed DSN (item header lines over their 8 KiB limit)', () => dsn, 300, 60_000, 413],
-    ['the allowed DSN (all header lines over 256 KiB together)', () => dsn, 300, 3000, 413],
-    ['the allowed DSN (20 lines nested 3000 deep)', () => dsn, 20, 3000, 400],
+    [
+      'a DSN the relay does not allow',
+      () => upstream.capture.dsn({ projectId: '666', publicKey: 'nope' }),
+      300,
+      60_000,
+      403,
+    ],
+    ['the allowed DSN (item header lines over their 8 KiB limit)', () => upstream.dsn, 300, 60_000, 413],
+    ['the allowed DSN (all header lines over 256 KiB together)', () => upstream.dsn, 300, 3000, 413],
+    ['the allowed DSN (20 lines nested 3000 deep)', () => upstream.dsn, 20, 3000, 400],
   ])(
     'answers a brotli nesting bomb with %s quickly, without blocking the event loop',
     async (_name, dsnOf, lines, depth, status) => {
@@ -108,7 +98,7 @@ describe('authorized before work', () => {
       expect(answers.map((a) => a.result)).toEqual([status, status]);
       // The better of two answers against inflating the bomb whole, timed the same way in this process.
       expect(Math.min(...answers.map((a) => a.maxBlockMs))).toBeLessThan(inflateBlock);
-      expect(capture.envelopes.length).toBe(0);
+      expect(upstream.capture.envelopes.length).toBe(0);
     },
   );
 });
@@ -121,7 +111,9 @@ describe('one memory budget, shared fairly', () => {
       MEMORY_PER_CLIENT_BYTES: String(5 * MiB),
       TRUSTED_PROXY_HOPS: '1',
     });
-    const head = Buffer.from(`${JSON.stringify({ dsn })}\n{"type":"attachment","length":${4 * MiB - 200}}\n`);
+    const head = Buffer.from(
+      `${JSON.stringify({ dsn: upstream.dsn })}\n{"type":"attachment","length":${4 * MiB - 200}}\n`,
+    );
     const stall = (client: string, size: number) => {
       const socket = request(relay.tunnel, {
         method: 'POST',
@@ -131,34 +123,30 @@ describe('one memory budget, shared fairly', () => {
       socket.write(Buffer.concat([head, Buffer.alloc(size - head.length)]));
       return socket;
     };
+    /** `holder` stalls with 3.5 MiB; then `asker` sends 2 MiB of a body: the answer's status, Retry-After, error. */
+    const holdThenAsk = async (holder: string, asker: string) => {
+      const held = stall(holder, 3.5 * MiB);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const answer = await postPartial(relay.tunnel, Buffer.concat([head, Buffer.alloc(2 * MiB)]), 4 * MiB, {
+        'x-forwarded-for': asker,
+      });
+      return { held, answer: [answer.status, answer.headers['retry-after'], JSON.parse(answer.body).error] };
+    };
     // Client A holds 3.5 MiB, then asks for more than its 5 MiB share.
-    const a = stall('203.0.113.1', 3.5 * MiB);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = await postPartial(relay.tunnel, Buffer.concat([head, Buffer.alloc(2 * MiB)]), 4 * MiB, {
-      'x-forwarded-for': '203.0.113.1',
-    });
-    expect([second.status, second.headers['retry-after'], JSON.parse(second.body).error]).toEqual([
-      429,
-      '5',
-      'client_overloaded',
-    ]);
+    const { held: a, answer: second } = await holdThenAsk('203.0.113.1', '203.0.113.1');
+    expect(second).toEqual([429, '5', 'client_overloaded']);
     // Client B takes another 3.5 MiB: now client C finds the process budget (8 MiB) short.
-    const b = stall('203.0.113.2', 3.5 * MiB);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const third = await postPartial(relay.tunnel, Buffer.concat([head, Buffer.alloc(2 * MiB)]), 4 * MiB, {
-      'x-forwarded-for': '203.0.113.3',
-    });
-    expect([third.status, third.headers['retry-after'], JSON.parse(third.body).error]).toEqual([
-      503,
-      '5',
-      'overloaded',
-    ]);
+    const { held: b, answer: third } = await holdThenAsk('203.0.113.2', '203.0.113.3');
+    expect(third).toEqual([503, '5', 'overloaded']);
     a.destroy();
     b.destroy();
     await new Promise((resolve) => setTimeout(resolve, 100));
     const metrics = await (await fetch(`${relay.url}/metrics`)).text();
     expect(metrics).toMatch(/^relay_memory_held_bytes 0$/m);
-    const small = envelope({ dsn, event_id: EVENT_ID }, [eventItem(), attachmentItem(Buffer.alloc(1000))]);
+    const small = envelope({ dsn: upstream.dsn, event_id: EVENT_ID }, [
+      eventItem(),
+      attachmentItem(Buffer.alloc(1000)),
+    ]);
     expect((await post(relay.tunnel, small, { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
   });
 });

@@ -1,12 +1,21 @@
 // The relay as a real process: exit 78 on bad configuration, a held spool, kill -9 and SIGTERM under load.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type CaptureServer, runToExit, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
+import {
+  attachmentItem,
+  type CaptureServer,
+  envelope,
+  eventItem,
+  eventually,
+  removeTempDirs,
+  runToExit,
+  type ServiceProcess,
+  startCaptureServer,
+  tempDir,
+} from '@app/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { attachmentItem, envelope, eventItem, eventually, removeTempDirs, tempDir } from './helpers.ts';
+import { RELAY_ENTRY, spawnRelay } from './with-relay.ts';
 
-const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let capture: CaptureServer;
 let dsn: string;
 const running: ServiceProcess[] = [];
@@ -26,7 +35,7 @@ afterAll(async () => {
 });
 
 const start = async (env: Record<string, string>) => {
-  const service = await spawnService(entry, { env: { TUNNEL_PATH: '/monitoring', ...env } });
+  const service = await spawnRelay(env);
   running.push(service);
   return service;
 };
@@ -65,10 +74,10 @@ function load(url: string, connections: number) {
 
 describe('the relay process', () => {
   it('refuses to start without ALLOWED_DSNS (exit 78, naming the variable)', async () => {
-    const result = await runToExit(entry, { env: { ALLOWED_DSNS: '', ALLOW_LOOPBACK_DSNS: '' } });
+    const result = await runToExit(RELAY_ENTRY, { env: { ALLOWED_DSNS: '', ALLOW_LOOPBACK_DSNS: '' } });
     expect(result.code).toBe(78);
     expect(result.stderr).toMatch(/ALLOWED_DSNS is required/);
-    const bad = await runToExit(entry, {
+    const bad = await runToExit(RELAY_ENTRY, {
       env: {
         ALLOWED_DSNS: 'https://nokey.example.com/1',
         SPOOL_MODE: 'maybe',
@@ -90,7 +99,7 @@ describe('the relay process', () => {
   it('refuses to start on a spool directory another relay holds (exit 1, saying why)', async () => {
     const spoolDir = tempDir('relay-shared-');
     await start({ ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir });
-    const second = await runToExit(entry, { env: { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir } });
+    const second = await runToExit(RELAY_ENTRY, { env: { ALLOWED_DSNS: dsn, SPOOL_DIR: spoolDir } });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/"code":"SPOOL_IN_USE".*in use by another telemetry-relay process/);
   });

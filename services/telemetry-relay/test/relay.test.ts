@@ -3,12 +3,9 @@ import { readdirSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type CaptureServer, freePort, startCaptureServer } from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
-import { openSpool } from '../src/spool/spool.ts';
 import {
   attachmentItem,
+  type CaptureServer,
   closeAfterTest,
   closeOpened,
   EVENT_ID,
@@ -16,43 +13,38 @@ import {
   errorEvent,
   eventItem,
   eventually,
-  leaseDue,
+  freePort,
   post,
   postWhole,
-  type RunningRelay,
-  readSpooledBody,
-  removeTempDirs,
-  startRelay,
   tempDir,
   timeBlock,
   watchEventLoop,
-} from './helpers.ts';
+} from '@app/test-kit';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Dsn, envelopeEndpoint, parseDsn } from '../src/envelope/dsn.ts';
+import { openSpool } from '../src/spool/spool.ts';
+import { leaseDue, readSpooledBody } from './spool/read-back.ts';
+import { type RunningRelay, startRelay, withRelay } from './with-relay.ts';
 
+/** A second allowed project, for tests that must not see the first one's rate limits. */
+const SECOND = { projectId: '7', publicKey: 'def' };
+const under = withRelay((upstream) => ({
+  ALLOWED_DSNS: `${upstream.dsn},${upstream.capture.dsn(SECOND)}`,
+  SPOOL_MODE: 'durable',
+  RETRY_BASE_MS: '50',
+  RETRY_MAX_MS: '200',
+  CLIENT_REPORT_INTERVAL_MS: '100',
+}));
 let capture: CaptureServer;
 let relay: RunningRelay;
 let dsn: string;
-/** A second allowed project, for tests that must not see the first one's rate limits. */
 let dsn2: string;
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-  dsn2 = capture.dsn({ projectId: '7', publicKey: 'def' });
-  relay = await startRelay({
-    ALLOWED_DSNS: `${dsn},${dsn2}`,
-    SPOOL_MODE: 'durable',
-    RETRY_BASE_MS: '50',
-    RETRY_MAX_MS: '200',
-    CLIENT_REPORT_INTERVAL_MS: '100',
-  });
-});
-afterAll(async () => {
-  await relay?.close();
-  await capture?.close();
-  removeTempDirs();
+beforeAll(() => {
+  ({ capture, relay, dsn } = under);
+  dsn2 = capture.dsn(SECOND);
 });
 afterEach(async () => {
-  await closeOpened();
+  await closeOpened(); // before the capture is reset: a relay closing may still deliver
   capture.setBehaviour({ kind: 'accept' });
   capture.clear();
 });
@@ -198,7 +190,7 @@ describe('refusals', () => {
   });
 
   it('answers a slow body with 408 and stays healthy', async () => {
-    const slow = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, BODY_TIMEOUT_MS: '200' }));
+    const slow = await under.relayWith({ BODY_TIMEOUT_MS: '200' });
     const port = new URL(slow.url).port;
     const socket = connect(Number(port), '127.0.0.1');
     const answer = new Promise<string>((resolve) => {
@@ -298,7 +290,7 @@ describe('outage', () => {
       },
     ]);
     spool.close();
-    closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, SPOOL_DIR: dir })); // replays the spool it finds
+    await under.relayWith({ SPOOL_DIR: dir }); // replays the spool it finds
     await eventually(() => capture.envelopes.some((e) => e.header.event_id === id), 5000, 'the replay');
     const arrived = capture.envelopes.find((e) => e.header.event_id === id);
     const shifted = Date.parse(String(arrived?.header.sent_at));
@@ -395,7 +387,7 @@ describe('large envelopes (bodies in their own files)', () => {
   });
 
   it('drops and counts a spooled envelope whose body file disappeared, and goes on', async () => {
-    const lossy = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, RETRY_BASE_MS: '300', RETRY_MAX_MS: '300' }));
+    const lossy = await under.relayWith({ RETRY_BASE_MS: '300', RETRY_MAX_MS: '300' });
     const bodies = join(lossy.config.spool.dir, 'bodies');
     capture.setBehaviour({ kind: 'fail', status: 503 });
     const body = envelope({ dsn }, [eventItem(), attachmentItem(Buffer.alloc(100_000))]);
@@ -430,7 +422,7 @@ describe('operations', () => {
 
   it('counts every envelope once across scrapes (the per-envelope counters are added at collection)', async () => {
     // The shared relay may hold rate limits from other tests.
-    const own = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn }));
+    const own = await under.relayWith();
     const names = [
       'relay_envelopes_received_total',
       'relay_envelopes_accepted_total{project="42"}',
@@ -448,7 +440,7 @@ describe('operations', () => {
 
   it('serves metrics only on METRICS_PORT when it is set', async () => {
     const port = await freePort();
-    const admin = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, METRICS_PORT: String(port) }));
+    const admin = await under.relayWith({ METRICS_PORT: String(port) });
     expect((await fetch(`${admin.url}/metrics`)).status).toBe(404);
     const scraped = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(scraped.status).toBe(200);
@@ -469,7 +461,7 @@ describe('operations', () => {
   });
 
   it('believes X-Forwarded-For only for the trusted hops', async () => {
-    const proxied = closeAfterTest(await startRelay({ ALLOWED_DSNS: dsn, TRUSTED_PROXY_HOPS: '1' }));
+    const proxied = await under.relayWith({ TRUSTED_PROXY_HOPS: '1' });
     await post(proxied.tunnel, envelope({ dsn }, [eventItem()]), { 'x-forwarded-for': '10.9.9.9, 203.0.113.5' });
     const arrived = await capture.waitFor(() => true);
     expect(arrived.requestHeaders['x-sentry-forwarded-for']).toBe('203.0.113.5');

@@ -6,15 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type CaptureServer, type ServiceProcess, spawnService, startCaptureServer } from '@app/test-kit';
+import { type CaptureServer, EVENT_ID, removeTempDirs, type ServiceProcess, startCaptureServer } from '@app/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_ID, removeTempDirs, tempDir } from './helpers.ts';
 import { FIELDS, type Field } from './request-inventory.ts';
+import { spawnRelay } from './with-relay.ts';
 
 const KiB = 1024;
 const MAX_ANSWER_BYTES = 4 * KiB;
 const MAX_LOG_LINE_BYTES = 8 * KiB;
-const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 let capture: CaptureServer;
 let relay: ServiceProcess;
@@ -23,15 +22,11 @@ let dsn: string;
 beforeAll(async () => {
   capture = await startCaptureServer();
   dsn = capture.dsn({ projectId: '42', publicKey: 'abc' });
-  relay = await spawnService(entry, {
-    env: {
-      ALLOWED_DSNS: dsn,
-      TUNNEL_PATH: '/monitoring',
-      TRUSTED_PROXY_HOPS: '1',
-      LOG_SAMPLE_EVERY: '1',
-      SPOOL_DIR: tempDir(),
-      MAX_ENVELOPE_BYTES: String(8 * KiB * KiB),
-    },
+  relay = await spawnRelay({
+    ALLOWED_DSNS: dsn,
+    TRUSTED_PROXY_HOPS: '1',
+    LOG_SAMPLE_EVERY: '1',
+    MAX_ENVELOPE_BYTES: String(8 * KiB * KiB),
   });
 });
 afterAll(async () => {

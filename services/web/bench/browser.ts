@@ -1,12 +1,10 @@
 // From Chromium: when the page is hydrated (performance mark "app:hydrated", ms after navigation start) and first
 // contentful paint, with Sentry on and off; and the time to show a freshly prefetched page.
 import { fileURLToPath } from 'node:url';
-import { spawnService, startCaptureServer } from '@app/test-kit';
+import { median, spawnService, startCaptureServer } from '@app/test-kit';
 import { launchChromium } from '@app/test-kit/chromium';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 export async function measureBrowser(loads = 5): Promise<Record<string, string>> {
   const capture = await startCaptureServer();

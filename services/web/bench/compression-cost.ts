@@ -1,9 +1,11 @@
 // CPU time of compressing one real document, as the service does it (a zlib stream flushed after every chunk it is
 // given: one chunk per React flush) against compressing the whole body at once. Same process, same input, alternated
 // rounds; CPU time from process.cpuUsage (zlib streams work on the thread pool, which cpuUsage includes).
+
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
+import { median } from '@app/test-kit';
 
 const BROTLI = { [constants.BROTLI_PARAM_QUALITY]: 4 };
 
@@ -30,7 +32,6 @@ const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 export interface CompressionCost {
   rawBytes: number;

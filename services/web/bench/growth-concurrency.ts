@@ -2,12 +2,13 @@
 // ConfigMap's environment, load shedding sized from the cgroup as deployed) answering `/catalog?limit=50` to 10, 100
 // and 1 000 keep-alive connections. Per step: answers and documents per second, the share refused with 503, p50/p99
 // of every answer, the server's CPU per document, its peak RSS, and which of shedding's thresholds refused.
+
 import { setTimeout as sleep } from 'node:timers/promises';
+import { median } from '@app/test-kit';
 import { chart, num, table, times } from '@app/test-kit/growth-report';
 import { sampleAcceptQueue } from './growth-accept-queue.ts';
 import { type LoadResult, runLoad } from './growth-load.ts';
 import { type PodLimits, readPodLimits, scrape, serverP99Ms, startPod } from './growth-pod.ts';
-import { median } from './wrk.ts';
 
 export const CONNECTIONS = [10, 100, 1_000] as const;
 const PAGE = '/catalog?limit=50';

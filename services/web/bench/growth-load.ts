@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { parseWrkOutput, wrkDurationMs } from '@app/test-kit';
 import { cpuTimeMs } from './wrk.ts';
 
 export interface LoadStep {
@@ -49,26 +50,18 @@ export function rssBytes(pid: number | undefined): number {
   }
 }
 
-const duration = (text: string | undefined) => {
-  const match = /([\d.]+)(us|ms|s)/.exec(text ?? '');
-  if (!match) return Number.NaN;
-  return Number(match[1]) * { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'];
-};
-
 /** Reads what wrk printed (with --latency) into the figures above, less the server's. */
 export function parseWrk(out: string) {
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  const refused = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const seconds = duration(/requests in ([\d.]+(?:us|ms|s))/.exec(out)?.[1]) / 1000;
+  const { requests, seconds, non2xx: refused, p50Ms, p99Ms, socketErrors } = parseWrkOutput(out);
   return {
     requests,
     refused,
     rps: requests / seconds,
     okPerSecond: (requests - refused) / seconds,
-    p50Ms: duration(/\s50%\s+(\S+)/.exec(out)?.[1]),
-    p99Ms: duration(/\s99%\s+(\S+)/.exec(out)?.[1]),
-    maxMs: duration(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(out)?.[1]),
-    timeouts: Number(/timeout (\d+)/.exec(out)?.[1] ?? 0),
+    p50Ms,
+    p99Ms,
+    maxMs: wrkDurationMs(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(out)?.[1]),
+    timeouts: socketErrors.timeout,
   };
 }
 

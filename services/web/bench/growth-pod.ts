@@ -2,11 +2,12 @@
 // environment, read-only root, no capabilities), for the growth bench's concurrency sweep. Load shedding then sizes
 // itself from the cgroup's limits as in the cluster (config.ts). Host networking on loopback, so wrk reaches it as
 // the benches reach every server (no docker-proxy in between); pinned to core 0 with the CPU limit on top.
+
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@app/test-kit';
 
 const deployDir = fileURLToPath(new URL('../../../deploy/k8s/base/web/', import.meta.url));
 const MiB = 1024 * 1024;
@@ -31,16 +32,6 @@ export function readPodLimits(): PodLimits {
   );
   const cpus = Number(limits[1]) / (limits[2] === 'm' ? 1000 : 1);
   return { memoryBytes: Number(limits[3]) * MiB, cpus, env };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 export interface PodServer {

@@ -2,14 +2,15 @@
 // traced, request logs at info, as deployed; the 500-item build of growth-vite.config.ts) beside the React Router
 // peer's `/items?limit=N` (growth-peer.ts), each pinned to core 0, wrk (10 connections) on core 1, interleaved rounds.
 // The deployed build at 50 items runs too: the growth build must cost what it does.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, median } from '@app/test-kit';
 import { chart, num, table, times } from '@app/test-kit/growth-report';
 import { prepareGrowthPeer } from './growth-peer.ts';
-import { freePort } from './growth-pod.ts';
 import { startSsrRrPeer } from './peer-ssr-rr.ts';
-import { median, type Result, wrk } from './wrk.ts';
+import { type Result, wrk } from './wrk.ts';
 
 export const SIZES = [10, 50, 500] as const;
 const OURS = 'ours';

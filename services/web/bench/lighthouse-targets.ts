@@ -6,9 +6,6 @@ import { type CaptureServer, type ServiceProcess, spawnService } from '@app/test
 /** Every page of the example product; PAGES (comma-separated paths) narrows a run to some of them. */
 export const PAGES = process.env.PAGES?.split(',') ?? ['/', '/catalog', '/catalog/amber-lamp', '/preferences'];
 
-export const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-
 /** `node --import instrument.js main.js` of the build in `dir` (a services/web folder), as in production. */
 export function startWebBuild(dir: string, capture: CaptureServer): Promise<ServiceProcess> {
   return spawnService(join(dir, 'dist/server/main.js'), {

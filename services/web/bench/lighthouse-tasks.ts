@@ -9,13 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCaptureServer } from '@app/test-kit';
+import { median, startCaptureServer } from '@app/test-kit';
 import { launchChromium } from '@app/test-kit/chromium';
 import { TRACE_CATEGORIES } from '@app/test-kit/main-thread';
 import type { TraceEvent } from '@app/test-kit/main-thread-trace';
 import type { Browser } from 'playwright-core';
 import { SourceMapConsumer } from 'source-map-js';
-import { median, PAGES, startWebBuild } from './lighthouse-targets.ts';
+import { PAGES, startWebBuild } from './lighthouse-targets.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.TASKS_RUNS ?? 5);

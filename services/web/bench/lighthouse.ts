@@ -14,10 +14,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCaptureServer } from '@app/test-kit';
+import { median, startCaptureServer } from '@app/test-kit';
 import { analyseTrace, describeTask, type TraceEvent } from '@app/test-kit/main-thread-trace';
 import lighthouse from 'lighthouse';
-import { median, PAGES, startWebBuild } from './lighthouse-targets.ts';
+import { PAGES, startWebBuild } from './lighthouse-targets.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

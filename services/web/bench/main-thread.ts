@@ -10,11 +10,11 @@
 // A benchmark, not a test (e2e/web/main-thread.test.ts is the test).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startCaptureServer } from '@app/test-kit';
+import { median, startCaptureServer } from '@app/test-kit';
 import { launchChromium } from '@app/test-kit/chromium';
 import { traceLoad } from '@app/test-kit/main-thread';
 import { analyseTrace, describeTask, type MainThreadReport } from '@app/test-kit/main-thread-trace';
-import { median, PAGES, startWebBuild } from './lighthouse-targets.ts';
+import { PAGES, startWebBuild } from './lighthouse-targets.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

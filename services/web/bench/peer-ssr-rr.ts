@@ -1,13 +1,15 @@
 // The React Router framework peer (/work/shared/peers/ssr-rr: `react-router-serve`, a 50-item list at /items, no
 // Sentry), run beside our service in the same benchmark run. Copied into a git-ignored scratch folder
 // (services/web/.cache/peers/ssr-rr), installed with `npm ci` and built once; later runs reuse both.
+
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@app/test-kit';
 
 export const SSR_RR_SOURCE = process.env.SSR_RR_PEER_DIR ?? '/work/shared/peers/ssr-rr';
 const peers = fileURLToPath(new URL('../.cache/peers/', import.meta.url));
@@ -26,16 +28,6 @@ export interface PeerStart {
   /** Node flags before react-router-serve, e.g. `--import ./instrument.server.mjs` (its Sentry start script). */
   nodeArgs?: string[];
   env?: Record<string, string>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 const accepts = (port: number) =>

@@ -21,13 +21,13 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import { startCaptureServer } from '@app/test-kit';
+import { median, startCaptureServer } from '@app/test-kit';
 import { measureBrowser } from './browser.ts';
 import { measureFirstLoad } from './bundle-size.ts';
 import { measureCompressionCost } from './compression-cost.ts';
 import { type Peer, prepareSsrRrPeer, startSsrRrPeer } from './peer-ssr-rr.ts';
 import { checkPeerSent, reportFairness, runAtOnce, startFairnessRows } from './sentry-fairness.ts';
-import { CONNECTIONS, line, median, type Result, SECONDS, type Target, wrk } from './wrk.ts';
+import { CONNECTIONS, line, type Result, SECONDS, type Target, wrk } from './wrk.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

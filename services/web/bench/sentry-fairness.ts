@@ -1,12 +1,14 @@
 // Issue 26's rows of the web bench: the framework against a bare render doing the same work per request, Sentry's
 // cost against @sentry/react-router's on React Router's own server, and the peer as the old harness ran it (request
 // log piped into the bench) beside the peer as its docs run it in production (log to /dev/null).
+
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { CaptureServer } from '@app/test-kit';
+import { median } from '@app/test-kit';
 import { prepareSentryRrPeer, startSentryRrPeer } from './peer-sentry-rr.ts';
 import { type Peer, startSsrRrPeer } from './peer-ssr-rr.ts';
-import { line, median, type Result, type Target, wrk } from './wrk.ts';
+import { line, type Result, type Target, wrk } from './wrk.ts';
 
 export const PEER_PIPED = 'ssr-rr, log piped to bench';
 export const SENTRY_PEER = 'sentry-rr (RR + @sentry/react-router)';

@@ -10,8 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { startCaptureServer } from '@app/test-kit';
-import { median } from './wrk.ts';
+import { median, parseWrkOutput, startCaptureServer } from '@app/test-kit';
 
 const root = new URL('..', import.meta.url).pathname;
 const BASELINE = process.env.BENCH_BASELINE;
@@ -98,10 +97,9 @@ async function hammer(server: Server): Promise<{ refusals: number; cpuUs: number
   const [code] = (await once(wrk, 'exit')) as [number | null];
   const cpu = cpuTimeUs(server.child.pid) - before;
   if (code !== 0) throw new Error(`wrk exited ${code} for ${server.name}`);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  const refusals = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const { requests, non2xx: refusals, rps } = parseWrkOutput(out);
   if (refusals !== requests) throw new Error(`${server.name}: ${requests - refusals} of ${requests} not refused`);
-  return { refusals, cpuUs: cpu / refusals, rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]) };
+  return { refusals, cpuUs: cpu / refusals, rps };
 }
 
 async function main(): Promise<void> {

@@ -6,10 +6,10 @@
 // A benchmark, not a test.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startCaptureServer } from '@app/test-kit';
+import { median, startCaptureServer } from '@app/test-kit';
 import { launchChromium } from '@app/test-kit/chromium';
 import type { Browser } from 'playwright-core';
-import { median, PAGES, startWebBuild } from './lighthouse-targets.ts';
+import { PAGES, startWebBuild } from './lighthouse-targets.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.THROTTLED_RUNS ?? 8);

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { parseWrkOutput } from '@app/test-kit';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 export const CONNECTIONS = 10;
@@ -53,19 +54,10 @@ export async function wrk(target: Target, seconds = SECONDS): Promise<Result> {
   const cpu = cpuTimeMs(target.pid) - cpuBefore;
   const main = cpuTimeMs(target.pid, 'main') - mainBefore;
   if (code !== 0) throw new Error(`wrk exited ${code} for ${target.name}`);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const factor = { us: 0.001, ms: 1, s: 1000 }[(p99?.[2] ?? 'ms') as 'us' | 'ms' | 's'];
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  if (non2xx) throw new Error(`${target.name}: ${non2xx[1]} failed responses`);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  return { rps, p99Ms: Number(p99?.[1]) * factor, cpuMs: cpu / requests, mainMs: main / requests, requests };
+  const { rps, p99Ms, non2xx, requests } = parseWrkOutput(out);
+  if (non2xx) throw new Error(`${target.name}: ${non2xx} failed responses`);
+  return { rps, p99Ms, cpuMs: cpu / requests, mainMs: main / requests, requests };
 }
 
 export const line = (r: Result) =>
   `${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms  CPU ${r.cpuMs.toFixed(3)} ms/req (main ${r.mainMs.toFixed(3)})`;
-
-export const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};

@@ -7,7 +7,7 @@ import { type ChildProcess, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Cell, chart, table } from '@app/test-kit/growth-report';
-import { errorEnvelope, largeEnvelope } from '../envelopes.ts';
+import { browserErrorEnvelope, largeEnvelope } from '../envelopes.ts';
 import {
   benchDir,
   cpuSeconds,
@@ -94,7 +94,7 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
   await waitForHttp(`${origin}/healthz`);
   const pid = relay.pid as number;
   const smallFile = join(o.work, 'backlog-small.txt');
-  writeFileSync(smallFile, errorEnvelope(dsn));
+  writeFileSync(smallFile, browserErrorEnvelope(dsn));
 
   wrk(url, smallFile, 50, 1); // warm-up
   const capacity = wrk(url, smallFile, 50, o.seconds).okPerSecond;
@@ -112,9 +112,9 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
   const drains: Drain[] = [];
   const backlogs = [
     {
-      name: `${o.small} × ${(errorEnvelope(dsn).length / 1024).toFixed(0)} KB`,
+      name: `${o.small} × ${(browserErrorEnvelope(dsn).length / 1024).toFixed(0)} KB`,
       count: o.small,
-      body: errorEnvelope(dsn),
+      body: browserErrorEnvelope(dsn),
       concurrency: 32,
     },
     { name: `${o.large} × 10 MiB`, count: o.large, body: largeEnvelope(dsn), concurrency: 4 },
@@ -192,7 +192,7 @@ export async function backlogDrain(o: BacklogOptions): Promise<string> {
     drains,
     { floor: floor.span, quiet: quiet.span, again: again.span, cores: quiet.relayCores },
     capacity,
-    errorEnvelope(dsn).length,
+    browserErrorEnvelope(dsn).length,
   );
 }
 

@@ -7,21 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASE_IMAGE, buildImage } from '@app/test-kit';
+import { BASE_IMAGE, buildImage, median } from '@app/test-kit';
 import { type Cell, chart, table } from '@app/test-kit/growth-report';
-import { errorEnvelope } from '../envelopes.ts';
+import { browserErrorEnvelope } from '../envelopes.ts';
 import { fastifyPeers, PEER_DSN } from '../peers.ts';
-import {
-  counters,
-  median,
-  peakRssMib,
-  resetPeak,
-  sleep,
-  type WrkCounts,
-  type WrkRun,
-  waitForHttp,
-  wrk,
-} from './harness.ts';
+import { counters, peakRssMib, resetPeak, sleep, type WrkCounts, type WrkRun, waitForHttp, wrk } from './harness.ts';
 import { describeRefusals } from './refusals.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -89,8 +79,8 @@ export async function connectionSweep(o: ConnectionsOptions): Promise<string> {
       running.push(await start(spec.name, Number(spec.env.PORT), args, spec.path, true));
     }
     const bodies = { relay: join(o.work, 'connections.txt'), peer: join(o.work, 'connections-peer.txt') };
-    writeFileSync(bodies.relay, errorEnvelope(o.dsn));
-    writeFileSync(bodies.peer, errorEnvelope(PEER_DSN));
+    writeFileSync(bodies.relay, browserErrorEnvelope(o.dsn));
+    writeFileSync(bodies.peer, browserErrorEnvelope(PEER_DSN));
     for (const c of running) wrk(c.url, c.peer ? bodies.peer : bodies.relay, 50, 1); // warm-up
 
     const points = new Map<string, WrkCounts & { peakRss: number; oom: boolean; refusedBy: string }>();

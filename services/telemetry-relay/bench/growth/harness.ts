@@ -1,10 +1,12 @@
 // What the growth sweeps share: child processes they own, wrk runs parsed into counts, /proc readings and the
 // relay's own gauges. Tools (wrk, taskset) are found as bench/run.ts finds them; the default bench installs them.
+
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseWrkOutput } from '@app/test-kit';
 import { passErrors } from '../child-output.ts';
 
 export const benchDir = fileURLToPath(new URL('../', import.meta.url));
@@ -80,13 +82,6 @@ export interface WrkErrors {
   timeout: number;
 }
 
-const durationMs = (text: string | undefined) => {
-  const match = /([\d.]+)(us|ms|s)/.exec(text ?? '');
-  if (!match) return Number.NaN;
-  const value = Number(match[1]);
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-};
-
 /** wrk on CPU 1 posting `bodyFile` to `url` over `connections` for `seconds` (bench/post.lua). */
 export function wrk(url: string, bodyFile: string, connections: number, seconds: number): WrkRun {
   // A request still unanswered at half the round counts as an error (a timeout), not as silently missing.
@@ -97,19 +92,14 @@ export function wrk(url: string, bodyFile: string, connections: number, seconds:
     ['-c', '1', tool('wrk'), ...args, '-s', join(benchDir, 'post.lua'), url, '--', bodyFile],
     { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
   );
-  const count = (re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
-  const requests = count(/(\d+) requests in/);
-  const elapsed = durationMs(/requests in ([\d.]+\w+),/.exec(output)?.[1]) / 1000;
-  const non2xx = count(/Non-2xx or 3xx responses: (\d+)/);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
-  const [connect = 0, read = 0, write = 0, timedOut = 0] = socket ? socket.slice(1).map(Number) : [];
-  const socketErrors = connect + read + write + timedOut;
+  const { requests, seconds: elapsed, non2xx, p50Ms, p99Ms, socketErrors: socket } = parseWrkOutput(output);
+  const socketErrors = socket.connect + socket.read + socket.write + socket.timeout;
   return {
     okPerSecond: (requests - non2xx) / elapsed,
-    p50: durationMs(/\s50%\s+(\S+)/.exec(output)?.[1]),
-    p99: durationMs(/\s99%\s+(\S+)/.exec(output)?.[1]),
+    p50: p50Ms,
+    p99: p99Ms,
     errorShare: (non2xx + socketErrors) / Math.max(1, requests + socketErrors),
-    errors: { non2xx, connect, read, write, timeout: timedOut },
+    errors: { non2xx, ...socket },
   };
 }
 
@@ -162,9 +152,6 @@ function freshGet(url: string): Promise<string> {
     }).on('error', reject);
   });
 }
-
-export const median = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** The relay as the image runs it (Dockerfile): 8 MiB semi-spaces, two V8 helper threads, one malloc arena, a fixed mmap threshold. */
 export function relayEnv(port: number, dsn: string, spoolDir: string, extra: Record<string, string> = {}) {

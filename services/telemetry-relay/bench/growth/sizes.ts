@@ -2,14 +2,15 @@
 // closed loop (wrk), processes on CPU 0, wrk and the sink on CPU 1. The peers' body limit is 1 MiB, so above it only
 // the relay runs. The whole sweep is one loopback client, so the relays' per-client shares (memory, spool) are raised
 // to the totals: what is measured is how the work grows, not the fairness policy.
+
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { median } from '@app/test-kit';
 import { type Cell, chart, sizeLabel, table } from '@app/test-kit/growth-report';
 import { fastifyPeers, PEER_DSN } from '../peers.ts';
 import {
   cpuSeconds,
   launch,
-  median,
   peakRssMib,
   relayEnv,
   relayMain,

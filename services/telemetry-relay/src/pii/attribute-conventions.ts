@@ -1,5 +1,5 @@
 // The span, log and metric attributes exempt from the default scrubbing: `applyScrubbing` `manual` or `never` in
-// @sentry/conventions 0.32.0 (SDK 11.12's); any other attribute is scrubbed. test/attribute-conventions.test.ts checks
+// @sentry/conventions 0.32.0 (SDK 11.12's); any other attribute is scrubbed. test/pii/attribute-conventions.test.ts checks
 // the list against the package (UPDATE_CONVENTIONS=1 rewrites it).
 
 /** The conventions' version this list was taken from. */

@@ -1,6 +1,6 @@
 // The rules' patterns as the scrubber runs them. Most are Relay's regexes as they are (patterns.ts); four backtrack
 // super-linearly on V8 (Relay's Rust `regex` is linear) and are matched here by hand, finding exactly the spans the
-// regex finds (test/linear-matchers.test.ts proves each against its regex on generated input; decision 045).
+// regex finds (test/pipeline/linear-matchers.test.ts proves each against its regex on generated input; decision 045).
 import { isAsciiAlnum, isAsciiLetter } from './chars.ts';
 import { type Find, type Pattern, scanner } from './pattern.ts';
 import { PASSWORD_KEY } from './patterns.ts';

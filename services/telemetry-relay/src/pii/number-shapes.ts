@@ -13,7 +13,7 @@ const ANY = String.fromCharCode(...Array.from({ length: 128 }, (_, c) => c));
 /**
  * A match's first sample lies at offset 0, 1 or 2 in it (samples are at most 3 apart), and each later one 2 or 3
  * further on. For every such offset the sample's pair with the bytes beside it is listed below, all inside the
- * match, so a scan that meets no listed shape has no match (test/number-shapes.test.ts checks every offset).
+ * match, so a scan that meets no listed shape has no match (test/pii/number-shapes.test.ts checks every offset).
  */
 export const NUMBER_SHAPES: readonly TableShape[] = [
   // `\b[A-Z]{2}\d\d[a-zA-Z0-9]{11}`: the sample at offset 0 (before it only the boundary), 1 or 2.

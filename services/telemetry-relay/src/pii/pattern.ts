@@ -11,7 +11,7 @@ export interface Pattern {
   spans(text: string, group: number): Array<[number, number]>;
 }
 
-/** A regex that runs in time linear in its input on V8 (test/linear-cost.test.ts measures each). */
+/** A regex that runs in time linear in its input on V8 (test/pipeline/linear-cost.test.ts measures each). */
 export function regexPattern(name: string, source: string, flags: string): Pattern {
   const regex = new RegExp(source, `gd${flags}`);
   return {

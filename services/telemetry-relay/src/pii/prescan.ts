@@ -1,6 +1,6 @@
 // Proof that an item needs no scrubbing, before any JSON is parsed: false means no rule can match in its bytes. Each
 // test is a superset of a rule's matches in decoded strings (key words in any case, digit runs, SSN/IBAN/PEM shapes,
-// e-mail and URL credentials, `\u`/`%XX`/`+` spellings); test/prescan-differential.test.ts holds it to the walk.
+// e-mail and URL credentials, `\u`/`%XX`/`+` spellings); test/pii/prescan-differential.test.ts holds it to the walk.
 
 import { foundWords, type TableShape, type TableWord, tableable, wordTable } from './byte-scan.ts';
 import { NUMBER_SHAPES } from './number-shapes.ts';

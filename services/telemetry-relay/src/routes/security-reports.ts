@@ -1,7 +1,7 @@
 // POST <TUNNEL_PATH>/security?dsn=…: browsers' CSP reports (report-uri's `application/csp-report`, report-to's
 // batch), what Sentry's security endpoint takes but with the whole DSN, so the same authorizer decides. Each report
 // becomes a `raw_security` item, as Relay makes them, and takes the tunnel's stages 3 and 5–8.
-import { lingerLimits } from '@app/service-kit';
+import { clientAddress, lingerLimits } from '@app/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Part, planEnvelope, writeEnvelope } from '../envelope/build.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
@@ -10,7 +10,6 @@ import { environmentProblem, releaseProblem } from '../envelope/release-names.ts
 import { quote, RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { charge } from '../pipeline/body-sink.ts';
-import { clientAddress } from '../pipeline/identity.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { admitOrigin, crossOrigin, isPreflight, preflightAnswer } from './cors.ts';
 import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';

@@ -2,14 +2,13 @@
 // arrives) → 4 parse items → envelope-stages.ts: 5 rate-limit → 6 filter → 7 identity → 8 deliver (9 forward).
 // Served by node:http ahead of Fastify, doing by hand what Fastify would (decision 002).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { lingerLimits, requestIdFrom } from '@app/service-kit';
+import { clientAddress, lingerLimits, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
 import type { EnvelopeHeader } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
-import { clientAddress } from '../pipeline/identity.ts';
 import { pageTokenOf } from '../pipeline/quota/stage.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import type { ProjectAuthorized } from '../projects/project.ts';

@@ -31,7 +31,7 @@ export interface DeliveryOptions {
   /** Most envelopes and bytes one client (network) may keep undelivered. */
   perClientSpoolEnvelopes: number;
   perClientSpoolBytes: number;
-  /** The network an entry's `client` address belongs to (pipeline/client-network.ts). */
+  /** The network an entry's `client` address belongs to (service-kit's clientNetwork). */
   clientNetwork(address: string): string;
   maxAgeMs: number;
   /** Most bytes delivery holds in memory (a share of the budget); beyond it envelopes wait on disk. */

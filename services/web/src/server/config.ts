@@ -7,6 +7,7 @@ import {
   readConnectionLimits,
   readEnv,
   readServerConfig,
+  readTrustedProxyHops,
   type ServerConfig,
 } from '@app/service-kit';
 import type { LoadShedding } from './ops/load-shedding.ts';
@@ -99,7 +100,7 @@ export function loadConfig(env: Env, memoryLimit = containerMemoryLimit(), cpuLi
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 100, { min: 1, max: 1_000_000 }),
     revision: reader.string('REVISION', 'unknown'),
     catalogRelatedDelayMs: reader.integer('CATALOG_RELATED_DELAY_MS', 20, { min: 0, max: 60_000 }),
-    trustedProxyHops: reader.integer('TRUSTED_PROXY_HOPS', 0, { min: 0, max: 10 }),
+    trustedProxyHops: readTrustedProxyHops(reader),
     connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 1_024 }),
     acceptSockets: reader.integer('ACCEPT_SOCKETS', process.platform === 'linux' ? 64 : 1, { min: 1, max: 256 }),
     loadShedding: {

@@ -2,7 +2,9 @@
 // let any client make every request pay for a span upstream, so such decisions are honoured only as many per second as
 // the bucket holds, then decided here (decisions 004, 015). Loaded by instrument.ts, read by ops/metrics.ts.
 
-import { type ClientOf, clientAddress, clientPrefix } from './client-prefix.ts';
+// The subpaths, not the index: instrument.ts loads this before the SDK, and the index would load Fastify with it.
+import { clientAddress } from '@app/service-kit/client-address';
+import { DEFAULT_PREFIXES, networkOf } from '@app/service-kit/client-network';
 
 /** What became of incoming sampled decisions since the process started (web_trace_continuations_total). */
 export const traceContinuations = { continued: 0, over_budget: 0 };
@@ -53,8 +55,9 @@ export function admitForcedSample(bucket: TokenBucket): boolean {
 }
 
 /** The part of a request the budget reads (an IncomingMessage has it). */
-export interface BudgetedRequest extends ClientOf {
-  headers: ClientOf['headers'] & { 'sec-fetch-site'?: string | string[] | undefined };
+export interface BudgetedRequest {
+  headers: { 'x-forwarded-for'?: string | string[] | undefined; 'sec-fetch-site'?: string | string[] | undefined };
+  socket?: { remoteAddress?: string | undefined } | undefined;
 }
 
 export interface TraceBudgetOptions {
@@ -71,7 +74,8 @@ const MAX_CLIENTS = 4096;
 /**
  * Two shares of the budget, so that clients forcing `-1` cannot break the browser's own traces: the page's requests
  * (Sec-Fetch-Site: same-origin, sent by browsers only) draw from one, everything else from the other. A client that
- * forges the header still gets at most a quarter of the page share a second, per client prefix (client-prefix.ts).
+ * forges the header still gets at most a quarter of the page share a second, per client network (service-kit's
+ * clientNetwork: an IPv6 /64, an IPv4 address).
  */
 export function createTraceBudget(options: TraceBudgetOptions): (req: BudgetedRequest) => boolean {
   const { perSecond, trustedProxyHops, now } = options;
@@ -79,6 +83,7 @@ export function createTraceBudget(options: TraceBudgetOptions): (req: BudgetedRe
   const otherShare = createTokenBucket(perSecond, perSecond, now);
   const perClient = Math.max(1, perSecond / 4);
   const clients = new Map<string, TokenBucket>();
+  const networkOfClient = networkOf(DEFAULT_PREFIXES);
   const clientBucket = (prefix: string) => {
     let bucket = clients.get(prefix);
     if (bucket) return bucket;
@@ -89,7 +94,8 @@ export function createTraceBudget(options: TraceBudgetOptions): (req: BudgetedRe
   };
   return (req) => {
     if (req.headers['sec-fetch-site'] !== 'same-origin') return admitForcedSample(otherShare);
-    const client = clientBucket(clientPrefix(clientAddress(req, trustedProxyHops)));
+    const address = clientAddress(req.socket?.remoteAddress ?? '', req.headers['x-forwarded-for'], trustedProxyHops);
+    const client = clientBucket(networkOfClient(address));
     return admitForcedSample({ take: () => client.take() && pageShare.take() });
   };
 }
