@@ -56,8 +56,10 @@ type PageloadTransaction = Omit<BrowserTransaction, 'spans'> & {
 const isPageData = (path: string) => (r: Request) =>
   r.headers()['x-page-data'] === '1' && new URL(r.url()).pathname === path;
 
+// The first four run at once, so their fixed waits overlap: each drives a page of its own and finds its envelopes
+// upstream by message or trace id.
 describe('the Sentry SDK loaded after hydration', () => {
-  it('reports an error and a rejection thrown before it arrived, once each, as uncaught', async () => {
+  it.concurrent('reports an error and a rejection thrown before it arrived, once each, as uncaught', async () => {
     const { page, release } = await openWithSdkHeld('/catalog');
     await page.evaluate(() => {
       setTimeout(() => {
@@ -97,7 +99,7 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
-  it('still sends a pageload transaction that covers the whole load, from navigation start', async () => {
+  it.concurrent('still sends a pageload transaction that covers the whole load, from navigation start', async () => {
     const { page, release } = await openWithSdkHeld('/catalog/amber-lamp');
     const [timeOrigin, hydratedAt, serverTrace] = await Promise.all([
       page.evaluate(() => performance.timeOrigin),
@@ -125,7 +127,7 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
-  it('lets a navigation started before it arrived wait for it, so the navigation is traced', async () => {
+  it.concurrent('lets a navigation started before it arrived wait for it, so the navigation is traced', async () => {
     const { page, release } = await openWithSdkHeld('/catalog');
     const pageData = page.waitForRequest(isPageData('/catalog/amber-lamp'));
     await page.evaluate(() => document.querySelector<HTMLAnchorElement>('a[href="/catalog/amber-lamp"]')?.click());
@@ -145,7 +147,7 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
-  it('waits for the page to have loaded, which hydration does not', async () => {
+  it.concurrent('waits for the page to have loaded, which hydration does not', async () => {
     const page = await suite.browser.newPage();
     let sdkRequested = false;
     page.on('request', (r) => {
