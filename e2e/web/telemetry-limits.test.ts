@@ -53,7 +53,9 @@ const requested = (t: BrowserTransaction, query: string) =>
   t.spans.some((span) => span.op === 'http.client' && span.data?.['url.query'] === query);
 const sleep = (ms: number) => `new Promise((resolve) => setTimeout(resolve, ${ms}))`;
 
-describe('tracing limits', () => {
+// Concurrent: each test drives pages of its own and finds its envelopes by trace id or message, so the three short
+// ones run inside the first one's 30 s wait for the final timeout instead of after it.
+describe.concurrent('tracing limits', () => {
   it(`ends a navigation ${SPEC.idleTimeout} ms after its last activity, and one kept busy at ${SPEC.finalTimeout / 1000} s (or ${SPEC.childSpanTimeout / 1000} s after a request that never ends)`, async () => {
     const [idle, busy, stalled] = await Promise.all([open('/catalog'), open('/catalog'), open('/catalog')]);
     await stalled.route('**/stall', () => {}); // never answered
