@@ -3,7 +3,7 @@
 // The SDK's chunk is held back by the test, so "before the SDK arrives" is certain, not a race.
 import type { CapturedEnvelope } from '@app/test-kit';
 import type { Request, Route } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, type ExpectStatic, it } from 'vitest';
 import { waitForHydration, waitForSentry, watchConsole } from '../support/browser.ts';
 import {
   type BrowserTransaction,
@@ -30,7 +30,7 @@ const eventsWith = (text: string) =>
   suite.stack.capture.envelopes.filter((e) => fromBrowser(e) && exceptionsOf(e).some((v) => v.value === text));
 
 /** Opens `path` with the SDK's chunk held until `release()`; resolves once the page is hydrated. */
-async function openWithSdkHeld(path: string) {
+async function openWithSdkHeld(expect: ExpectStatic, path: string) {
   const page = await suite.browser.newPage();
   const seen = watchConsole(page);
   let release = () => {};
@@ -56,9 +56,13 @@ type PageloadTransaction = Omit<BrowserTransaction, 'spans'> & {
 const isPageData = (path: string) => (r: Request) =>
   r.headers()['x-page-data'] === '1' && new URL(r.url()).pathname === path;
 
+// The first four run at once, so their fixed waits overlap: each drives a page of its own and finds its envelopes
+// upstream by message or trace id. Each uses its own test's `expect` (expect.poll must know which test it is in).
 describe('the Sentry SDK loaded after hydration', () => {
-  it('reports an error and a rejection thrown before it arrived, once each, as uncaught', async () => {
-    const { page, release } = await openWithSdkHeld('/catalog');
+  it.concurrent('reports an error and a rejection thrown before it arrived, once each, as uncaught', async ({
+    expect,
+  }) => {
+    const { page, release } = await openWithSdkHeld(expect, '/catalog');
     await page.evaluate(() => {
       setTimeout(() => {
         throw new Error('early: thrown before the SDK');
@@ -97,8 +101,10 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
-  it('still sends a pageload transaction that covers the whole load, from navigation start', async () => {
-    const { page, release } = await openWithSdkHeld('/catalog/amber-lamp');
+  it.concurrent('still sends a pageload transaction that covers the whole load, from navigation start', async ({
+    expect,
+  }) => {
+    const { page, release } = await openWithSdkHeld(expect, '/catalog/amber-lamp');
     const [timeOrigin, hydratedAt, serverTrace] = await Promise.all([
       page.evaluate(() => performance.timeOrigin),
       page.evaluate(() => performance.timeOrigin + (performance.getEntriesByName('app:hydrated')[0]?.startTime ?? 0)),
@@ -125,8 +131,10 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
-  it('lets a navigation started before it arrived wait for it, so the navigation is traced', async () => {
-    const { page, release } = await openWithSdkHeld('/catalog');
+  it.concurrent('lets a navigation started before it arrived wait for it, so the navigation is traced', async ({
+    expect,
+  }) => {
+    const { page, release } = await openWithSdkHeld(expect, '/catalog');
     const pageData = page.waitForRequest(isPageData('/catalog/amber-lamp'));
     await page.evaluate(() => document.querySelector<HTMLAnchorElement>('a[href="/catalog/amber-lamp"]')?.click());
     await page.waitForTimeout(300);
@@ -145,7 +153,7 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
-  it('waits for the page to have loaded, which hydration does not', async () => {
+  it.concurrent('waits for the page to have loaded, which hydration does not', async ({ expect }) => {
     const page = await suite.browser.newPage();
     let sdkRequested = false;
     page.on('request', (r) => {
@@ -178,8 +186,8 @@ describe('the Sentry SDK loaded after hydration', () => {
     await page.close();
   });
 
-  it('keeps a hydrated page free of console errors and sends its session', async () => {
-    const { page, seen, release } = await openWithSdkHeld('/');
+  it('keeps a hydrated page free of console errors and sends its session', async ({ expect }) => {
+    const { page, seen, release } = await openWithSdkHeld(expect, '/');
     release();
     await waitForSentry(page);
     await suite.stack.capture.waitFor((e) => fromBrowser(e) && e.items.some((item) => item.type === 'session'), 20_000);

@@ -3,7 +3,8 @@
 // widget and the pageload transaction's end included. The first-load budget counts bytes; this counts main-thread
 // work, which a newer Chromium or a dependency can move without a byte changing. Other processes on the machine only
 // ever add time to a task, so each page's figure is the least of three loads' longest tasks: a task that long in
-// every load is the page's own. Figures: docs/benchmarks.md.
+// every load is the page's own. A load with no task over the budget already settles that least, so loading stops
+// there: a passing page takes one load, a failing one still three. Figures: docs/benchmarks.md.
 import { loadMainThread } from '@app/test-kit/main-thread';
 import { describeTask, type MainThreadReport } from '@app/test-kit/main-thread-trace';
 import { describe, expect, it } from 'vitest';
@@ -25,16 +26,15 @@ describe('the main thread while a page loads, CPU slowed 4×', () => {
     '%s has no task over 200 ms until 5 s after load',
     async (path) => {
       const loads: MainThreadReport[] = [];
-      for (let i = 0; i < LOADS; i++)
+      while (loads.length < LOADS && !loads.some((load) => longest(load) <= TASK_BUDGET_MS))
         loads.push(await loadMainThread(suite.browser, `${suite.web.url}${path}`, { time: TIME }));
+      const figures = `${path}, longest task of each load: ${loads.map((l) => Math.round(longest(l))).join(', ')} ms`;
+      console.log(figures);
       loads.sort((a, b) => longest(a) - longest(b));
       const least = loads[0] as MainThreadReport;
       const over = least.longTasks.filter((task) => task.duration > TASK_BUDGET_MS).map(describeTask);
       // The tasks over budget, and what their time went to, are the failure's message.
-      expect(
-        over,
-        `${path}, longest task of each load: ${loads.map((l) => Math.round(longest(l))).join(', ')} ms`,
-      ).toEqual([]);
+      expect(over, figures).toEqual([]);
     },
     LOADS * 30_000,
   );

@@ -96,27 +96,33 @@ describe('the item page streams its related items into the same response', () =>
     await (await fetch(`${suite.web.url}/catalog/ember-lamp`)).text();
   });
 
-  it.each([
+  // Both at once: each reads a response of its own, and its bounds are lower bounds the server's delay sets.
+  it.concurrent.for([
     ['uncompressed', undefined],
     ['brotli', 'br'],
-  ] as const)('%s: the shell with <h1> first, the related items at least the delay later', async (_, encoding) => {
-    const chunks = await readChunks('/catalog/amber-lamp', encoding);
-    const shell = chunks.findIndex((c) => c.text.includes('<h1>Amber Lamp</h1>'));
-    const part = chunks.findIndex((c) => c.text.includes('data-testid="related-items"'));
-    expect(shell).toBeGreaterThanOrEqual(0);
-    expect(part).toBeGreaterThan(shell);
-    const shellChunk = chunks[shell];
-    const partChunk = chunks[part];
-    expect(shellChunk?.text).toContain('Loading related items…');
-    // The loader's timer starts just before the shell is rendered: the part cannot leave before the delay has run
-    // since the request, and the shell does not wait for it (it arrives within a small part of the delay).
-    const gap = (partChunk?.at ?? 0) - (shellChunk?.at ?? 0);
-    console.log(`${encoding ?? 'identity'}: shell at ${shellChunk?.at.toFixed(0)} ms, part ${gap.toFixed(0)} ms later`);
-    expect(partChunk?.at).toBeGreaterThanOrEqual(DELAY_MS);
-    expect(gap).toBeGreaterThanOrEqual(DELAY_MS / 2);
-    // The part's data travels in the same chunk as its HTML, so hydration sees both.
-    expect(partChunk?.text).toContain('"key":"related","value":[');
-  });
+  ] as const)(
+    '%s: the shell with <h1> first, the related items at least the delay later',
+    async ([_, encoding], { expect }) => {
+      const chunks = await readChunks('/catalog/amber-lamp', encoding);
+      const shell = chunks.findIndex((c) => c.text.includes('<h1>Amber Lamp</h1>'));
+      const part = chunks.findIndex((c) => c.text.includes('data-testid="related-items"'));
+      expect(shell).toBeGreaterThanOrEqual(0);
+      expect(part).toBeGreaterThan(shell);
+      const shellChunk = chunks[shell];
+      const partChunk = chunks[part];
+      expect(shellChunk?.text).toContain('Loading related items…');
+      // The loader's timer starts just before the shell is rendered: the part cannot leave before the delay has run
+      // since the request, and the shell does not wait for it (it arrives within a small part of the delay).
+      const gap = (partChunk?.at ?? 0) - (shellChunk?.at ?? 0);
+      console.log(
+        `${encoding ?? 'identity'}: shell at ${shellChunk?.at.toFixed(0)} ms, part ${gap.toFixed(0)} ms later`,
+      );
+      expect(partChunk?.at).toBeGreaterThanOrEqual(DELAY_MS);
+      expect(gap).toBeGreaterThanOrEqual(DELAY_MS / 2);
+      // The part's data travels in the same chunk as its HTML, so hydration sees both.
+      expect(partChunk?.text).toContain('"key":"related","value":[');
+    },
+  );
 
   it('Chromium shows the item first, then fills in the related items: no reload, no hydration error', async () => {
     await newPage();

@@ -4,7 +4,7 @@
 
 import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import type { Page, Route } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { waitForHydration, waitForSentry } from '../support/browser.ts';
 import {
   type BrowserTransaction,
@@ -53,8 +53,13 @@ const requested = (t: BrowserTransaction, query: string) =>
   t.spans.some((span) => span.op === 'http.client' && span.data?.['url.query'] === query);
 const sleep = (ms: number) => `new Promise((resolve) => setTimeout(resolve, ${ms}))`;
 
-describe('tracing limits', () => {
-  it(`ends a navigation ${SPEC.idleTimeout} ms after its last activity, and one kept busy at ${SPEC.finalTimeout / 1000} s (or ${SPEC.childSpanTimeout / 1000} s after a request that never ends)`, async () => {
+// Concurrent: each test drives pages of its own and finds its envelopes by trace id or message, so the three short
+// ones run inside the first one's 30 s wait for the final timeout instead of after it. Each uses its own test's
+// `expect` (expect.poll must know which test it is in).
+describe.concurrent('tracing limits', () => {
+  it(`ends a navigation ${SPEC.idleTimeout} ms after its last activity, and one kept busy at ${SPEC.finalTimeout / 1000} s (or ${SPEC.childSpanTimeout / 1000} s after a request that never ends)`, async ({
+    expect,
+  }) => {
     const [idle, busy, stalled] = await Promise.all([open('/catalog'), open('/catalog'), open('/catalog')]);
     await stalled.route('**/stall', () => {}); // never answered
 
@@ -93,7 +98,7 @@ describe('tracing limits', () => {
     await Promise.all([idle.close(), busy.close(), stalled.close()]);
   }, 90_000);
 
-  it(`keeps ${SPEC.spansPerTransaction} spans of a navigation that made more`, async () => {
+  it(`keeps ${SPEC.spansPerTransaction} spans of a navigation that made more`, async ({ expect }) => {
     const page = await open('/catalog');
     // Requests aborted before they start make small spans (no response, no timings): 1000 spans of answered requests
     // with their HTTP timings weigh about 1.2 MB, over the 1 MiB Sentry (and so tunnel and relay) takes for one event.
@@ -108,7 +113,7 @@ describe('tracing limits', () => {
     await page.close();
   });
 
-  it(`sends an error with the last ${SPEC.maxBreadcrumbs} breadcrumbs`, async () => {
+  it(`sends an error with the last ${SPEC.maxBreadcrumbs} breadcrumbs`, async ({ expect }) => {
     const page = await open('/');
     await page.evaluate(() => {
       for (let i = 0; i < 150; i++) console.log(`breadcrumb ${i}`);
@@ -128,7 +133,9 @@ describe('tracing limits', () => {
     await page.close();
   });
 
-  it(`holds at most ${SPEC.pendingSends} sends while the tunnel does not answer, and sends them when it does`, async () => {
+  it(`holds at most ${SPEC.pendingSends} sends while the tunnel does not answer, and sends them when it does`, async ({
+    expect,
+  }) => {
     const page = await suite.browser.newPage();
     const held: Route[] = [];
     let holding = true;
