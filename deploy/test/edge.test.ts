@@ -205,26 +205,6 @@ describe.each(renderings)('edge NetworkPolicies, overlay %s', (overlay: Renderin
     expect(httpPeers(policies, 'telemetry-relay').sort()).toEqual(withWeb ? [edge, './web'].sort() : [edge]);
   });
 
-  it.skipIf(!withWeb)('lets only the relay leave the cluster: web sends its server telemetry through it', () => {
-    const policies = ofKind<NetworkPolicy>(objects, 'NetworkPolicy');
-    const leaving = policies.filter((p) => p.spec?.egress?.some((rule) => rule.to?.some((peer) => peer.ipBlock)));
-    const selected = leaving.flatMap((p) => [
-      ...Object.values(p.spec?.podSelector.matchLabels ?? {}),
-      ...(p.spec?.podSelector.matchExpressions ?? []).flatMap((e) => e.values ?? []),
-    ]);
-    expect(selected).toContain('telemetry-relay');
-    expect(selected).not.toContain('web');
-    expect(configOf(objects, 'web-config').SERVER_TUNNEL_URL).toBe(`http://telemetry-relay${tunnelPathIn(objects)}`);
-  });
-
-  // One place (the parameters' TUNNEL_PATH) for the edge's route, both services and web's SERVER_TUNNEL_URL above;
-  // shipped as the path `tunnel: true` derives from the overlay's DSN, never a word a list can name for every site.
-  it.skipIf(!withWeb)('serves one tunnel path in both services: the one `tunnel: true` derives from the DSN', () => {
-    const web = configOf(objects, 'web-config');
-    expect(configOf(objects, 'telemetry-relay-config').TUNNEL_PATH).toBe(web.TUNNEL_PATH);
-    expect(web.TUNNEL_PATH).toBe(tunnelPathOf(web.SENTRY_DSN ?? ''));
-  });
-
   it('sends telemetry egress to the overlay’s SENTRY_INTAKE_CIDR, not the base placeholder', () => {
     const egress = ofKind<NetworkPolicy>(objects, 'NetworkPolicy').find(
       (p) => p.metadata?.name === 'sentry-intake-egress',
@@ -284,3 +264,33 @@ describe('environment differences at the edge', () => {
     }
   });
 });
+
+describe.each(renderings.filter((overlay) => overlay !== 'relay-only'))(
+  'the web beside the relay, overlay %s',
+  (overlay) => {
+    let objects: K8sObject[];
+    beforeAll(async () => {
+      objects = await renderOverlay(overlay);
+    });
+
+    it('lets only the relay leave the cluster: web sends its server telemetry through it', () => {
+      const policies = ofKind<NetworkPolicy>(objects, 'NetworkPolicy');
+      const leaving = policies.filter((p) => p.spec?.egress?.some((rule) => rule.to?.some((peer) => peer.ipBlock)));
+      const selected = leaving.flatMap((p) => [
+        ...Object.values(p.spec?.podSelector.matchLabels ?? {}),
+        ...(p.spec?.podSelector.matchExpressions ?? []).flatMap((e) => e.values ?? []),
+      ]);
+      expect(selected).toContain('telemetry-relay');
+      expect(selected).not.toContain('web');
+      expect(configOf(objects, 'web-config').SERVER_TUNNEL_URL).toBe(`http://telemetry-relay${tunnelPathIn(objects)}`);
+    });
+
+    // One place (the parameters' TUNNEL_PATH) for the edge's route, both services and web's SERVER_TUNNEL_URL above;
+    // shipped as the path `tunnel: true` derives from the overlay's DSN, never a word a list can name for every site.
+    it('serves one tunnel path in both services: the one `tunnel: true` derives from the DSN', () => {
+      const web = configOf(objects, 'web-config');
+      expect(configOf(objects, 'telemetry-relay-config').TUNNEL_PATH).toBe(web.TUNNEL_PATH);
+      expect(web.TUNNEL_PATH).toBe(tunnelPathOf(web.SENTRY_DSN ?? ''));
+    });
+  },
+);

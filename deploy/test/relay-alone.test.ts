@@ -1,11 +1,7 @@
 // The relay deployed alone (deploy/k8s/relay, overlays/relay-only) holds no web object, and the full stack is composed
 // from it: every object of the relay's base is in the full stack's unchanged, and what the full stack adds is web's.
-// With DEPLOY_BEFORE=<git ref>, the full stack's renderings are also compared with that commit's (substance.ts).
-import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Against an older commit's renderings: DEPLOY_BEFORE=<ref> (compare-before.test.ts, run only then).
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type K8sObject,
   k8sDir,
@@ -120,24 +116,5 @@ describe('substance (what a rendering deploys, however its objects are cut)', ()
       o.metadata.name === 'telemetry-relay-from-web' ? { ...o, spec: { ...(o.spec as object), ingress: [] } } : o,
     );
     expect(substanceOf(lessOpen)).not.toEqual(substanceOf(objects));
-  });
-});
-
-// Run against the commit before a restructuring: DEPLOY_BEFORE=<ref> npx vitest run --project deploy relay-alone.
-const before = process.env.DEPLOY_BEFORE;
-describe.runIf(before)(`the full stack against ${before}`, () => {
-  let tree = '';
-  beforeAll(() => {
-    tree = mkdtempSync(join(tmpdir(), 'deploy-before-'));
-    execSync(`git archive --format=tar ${before} deploy/k8s deploy/test/fixtures | tar -x -C ${tree}`, {
-      cwd: repoRoot,
-    });
-  });
-  afterAll(() => rmSync(tree, { recursive: true, force: true }));
-
-  it.each(['dev', 'prod', 'ingress'] as Rendering[])('renders %s with the same substance', async (overlay) => {
-    const path = overlay === 'ingress' ? 'deploy/test/fixtures/ingress-overlay' : `deploy/k8s/overlays/${overlay}`;
-    const old = parseManifests(await kustomize(join(tree, path)));
-    expect(substanceOf(await renderOverlay(overlay))).toEqual(substanceOf(old));
   });
 });
