@@ -259,6 +259,23 @@ http {
     IGNORE_RULES: 'none',
     INBOUND_FILTERS: 'none',
   });
+  // The same defaults from a projects file of 200 projects (issue 40: within 5 % of the one-project row): the bench's
+  // DSN and 199 others, ten of them with scrub settings of their own, so the lookup and the compilations are real.
+  const projectsFile = join(work, 'projects.json');
+  const projects: Record<string, unknown> = { [dsn]: { origins: [] } };
+  for (let i = 2; i <= 200; i++) {
+    projects[`http://key${i}@127.0.0.1:${sinkPort}/${i}`] =
+      i % 20 === 0 ? { origins: [], scrub: { sensitiveFields: [`secret_${i}`] } } : { origins: [] };
+  }
+  writeFileSync(projectsFile, JSON.stringify({ projects }));
+  const projectsPort = await freePort();
+  const { ALLOWED_DSNS: _oneProject, ...fileEnv } = relayEnv('fast', projectsPort);
+  const fromFile = launch(bin.taskset, ['-c', '0', node, '--import', loopProbe, relayMain], {
+    ...fileEnv,
+    PROJECTS_FILE: projectsFile,
+    SPOOL_DIR: join(work, 'spool-projects'),
+    LOOP_PROBE_FILE: probeFile('projects'),
+  });
   const baselines = baselineMain
     ? await Promise.all(
         (['fast', 'durable'] as const).map(async (mode) => {
@@ -282,6 +299,7 @@ http {
     waitForHttp(`http://127.0.0.1:${durablePort}/healthz`),
     waitForHttp(`http://127.0.0.1:${unfilteredPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${barePort}/healthz`),
+    waitForHttp(`http://127.0.0.1:${projectsPort}/healthz`),
     waitForHttp(`http://127.0.0.1:${sinkPort}/`),
     ...baselines.map((b) => waitForHttp(`http://127.0.0.1:${b.port}/healthz`)),
     ...peers.map((p) => waitForHttp(p.url)),
@@ -327,6 +345,11 @@ http {
       pid: unfiltered.pid as number,
     },
     { name: 'relay (fast, all off)', url: `http://127.0.0.1:${barePort}/monitoring`, pid: bare.pid as number },
+    {
+      name: 'relay (fast, projects file)',
+      url: `http://127.0.0.1:${projectsPort}/monitoring`,
+      pid: fromFile.pid as number,
+    },
     ...baselines.map(({ name, url, pid }) => ({ name, url, pid })),
   ].filter((c) => !only || only.some((part) => c.name.includes(part)));
   console.log(
@@ -379,6 +402,7 @@ http {
   }
   printPeerRatios(results);
   printBaselineRatios(results);
+  printProjectsFileRatio(results);
 
   if (only) return; // an A/B of some contenders: the sections below need them all
   // Latency at the naive tunnel's throughput, open loop.
@@ -459,6 +483,18 @@ function printBaselineRatios(results: ReadonlyMap<string, readonly WrkResult[]>)
       `  relay (${mode}) × baseline (${mode}): envelopes/s ${ratio((r) => r.rps)}, p99 ${ratio((r) => r.p99)}, CPU/env ${ratio((r) => r.cpuUs)} (user ${ratio((r) => r.userUs)})`,
     );
   }
+}
+
+/** The projects file's row against the one-project row, round by round (issue 40's bar: within 5 %). */
+function printProjectsFileRatio(results: ReadonlyMap<string, readonly WrkResult[]>): void {
+  const file = results.get('relay (fast, projects file)');
+  const one = results.get('relay (fast)');
+  if (!file?.length || !one?.length) return;
+  const ratios = file.map((r, i) => r.rps / (one[i]?.rps ?? Number.NaN));
+  const middle = median(ratios);
+  console.log(
+    `\nprojects file (200 projects) × one project, envelopes/s: ${middle.toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(3)).join(', ')}): ${middle >= 0.95 ? 'within' : 'NOT within'} 5 %`,
+  );
 }
 
 try {
