@@ -36,7 +36,7 @@ const PER_PROJECT_VARIABLES = [
   'SPIKE_SHIELD_THRESHOLD',
   'SPIKE_SHIELD_WINDOW_SECONDS',
   'SPIKE_SHIELD_KEEP_ONE_IN',
-  'PAGE_TOKEN_SECRET',
+  // PAGE_TOKEN_SECRET is not refused: with the file, a project names it (`pageToken.secretEnv`), from a Secret.
   'PAGE_TOKEN_SKEW_SECONDS',
   'PAGE_TOKEN_MAX_TTL_SECONDS',
 ];

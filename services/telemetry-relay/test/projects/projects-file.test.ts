@@ -290,6 +290,17 @@ describe('PROJECTS_FILE in the configuration', () => {
       'ALLOWED_DSNS is set per project in PROJECTS_FILE: remove it from the environment',
       'SCRUB_STRICT is set per project in PROJECTS_FILE: remove it from the environment',
     ]);
+    expect(problems({ PROJECTS_FILE: file, QUOTA_ERRORS_PER_MINUTE: '60', SPIKE_SHIELD_THRESHOLD: '5' })).toEqual([
+      'QUOTA_ERRORS_PER_MINUTE is set per project in PROJECTS_FILE: remove it from the environment',
+      'SPIKE_SHIELD_THRESHOLD is set per project in PROJECTS_FILE: remove it from the environment',
+    ]);
+  });
+
+  it("keeps PAGE_TOKEN_SECRET beside the file: a project's pageToken.secretEnv names it (from a Secret)", () => {
+    const secret = 'a page token secret of at least 32 characters';
+    const file = fileWith(one({ quotas: { pageToken: { secretEnv: 'PAGE_TOKEN_SECRET' } } }));
+    const config = testConfig({ PROJECTS_FILE: file, PAGE_TOKEN_SECRET: secret });
+    expect(config.projects.initial[0]?.quotas.pageToken?.secret).toBe(secret);
   });
 
   it('derives the tunnel paths from the file when TUNNEL_PATH is unset, and a reload must keep to them', () => {
