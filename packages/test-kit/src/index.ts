@@ -28,7 +28,7 @@ export * from './hostile-keys.ts';
 export { importStatementCount, importsOf, type Layer, layerViolations, sourceFiles } from './layers.ts';
 export { type PostAnswer, post, postWhole } from './post.ts';
 export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
-export { type SeededRandom, seededRandom } from './seeded-random.ts';
+export { nearMisses, type SeededRandom, seededRandom } from './seeded-random.ts';
 export {
   type AssembledBundle,
   type BundleFile,
