@@ -39,6 +39,7 @@ describeLayers({
       expect(globbing.sort()).toEqual(['framework/browser/client-routes.ts', 'framework/server/server-routes.ts']);
     });
   },
+  // Alike in shape to the relay's refusals on purpose (`duplicates` pairs them): each service's own moves.
   refuses: [
     ['pages → process', 'server/pages/query.ts', "import type { Config } from '../config.ts';"],
     [
