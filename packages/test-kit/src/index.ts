@@ -37,5 +37,6 @@ export {
 } from './sentry-api-fake.ts';
 export { type SlowClientOptions, type SlowClientReport, slowClients } from './slow-clients.ts';
 export { median } from './stats.ts';
+export { timerLateness } from './timer-lateness.ts';
 export { chunksOf, type UploadExchange, uploadThenRead } from './upload-then-read.ts';
 export { parseWrkOutput, type WrkOutput, wrkDurationMs } from './wrk-output.ts';
