@@ -180,12 +180,20 @@ describe(`web container under hostile traffic (${pod.memoryBytes / MiB} MiB, ${p
     const shed = f.result.filter((a) => a.status === 503);
     expect.soft(shed.length, 'requests shed').toBeGreaterThan(0);
     expect.soft(shed.filter((a) => a.retryAfter === undefined).length, '503s without Retry-After').toBe(0);
-    // Fast refusals, generous bounds: 503 p50 ≤ 150 ms and p95 ≤ 1 s where the pages' p50 is ≈ 0.7 s (10 runs: 46–93 /
-    // 119–516 ms; main before, whose refusals went through Sentry's wrapper: up to 250 ms / 1.4 s; docs/benchmarks.md).
-    // No collapse either: every request is answered (no timeout at 20 s, no reset), 200 or 503.
+    // Fast refusals, bounds from this run's own pages (a same-run baseline: a loaded host slows both): 503 p50 ≤ a
+    // third of the pages' p50; the tails are both the loop's longest stalls, so 503 p95 ≤ 1.2 × the pages' p95. What
+    // a refusal costs in CPU is bench:shed's A/B (docs/benchmarks.md). No collapse either: every request is answered
+    // (no timeout at 20 s, no reset), 200 or 503.
     const shedMs = shed.map((a) => a.ms);
-    expect.soft(percentile(shedMs, 0.5), '503 p50 (ms)').toBeLessThanOrEqual(150);
-    expect.soft(percentile(shedMs, 0.95), '503 p95 (ms)').toBeLessThanOrEqual(1_000);
+    const pageMs = f.result.filter((a) => a.status === 200).map((a) => a.ms);
+    const [pageP50, pageP95] = [percentile(pageMs, 0.5), percentile(pageMs, 0.95)];
+    expect.soft(pageMs.length, 'pages served during the overload').toBeGreaterThan(0);
+    expect
+      .soft(percentile(shedMs, 0.5), `503 p50 (ms), pages' p50 ${pageP50.toFixed(0)} ms`)
+      .toBeLessThanOrEqual(pageP50 / 3);
+    expect
+      .soft(percentile(shedMs, 0.95), `503 p95 (ms), pages' p95 ${pageP95.toFixed(0)} ms`)
+      .toBeLessThanOrEqual(1.2 * pageP95);
     const other = f.result.filter((a) => a.status !== 200 && a.status !== 503);
     expect.soft(summary(other), 'answers other than 200 or 503').toEqual({});
     expect.soft(recoveredAfterMs, 'ready again within 15 s').toBeDefined();

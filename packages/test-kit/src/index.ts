@@ -28,7 +28,7 @@ export * from './hostile-keys.ts';
 export { importStatementCount, importsOf, type Layer, layerViolations, sourceFiles } from './layers.ts';
 export { type PostAnswer, post, postWhole } from './post.ts';
 export { freePort, runToExit, type ServiceProcess, type SpawnOptions, spawnService } from './process.ts';
-export { type SeededRandom, seededRandom } from './seeded-random.ts';
+export { nearMisses, type SeededRandom, seededRandom } from './seeded-random.ts';
 export {
   type AssembledBundle,
   type BundleFile,
@@ -37,5 +37,6 @@ export {
 } from './sentry-api-fake.ts';
 export { type SlowClientOptions, type SlowClientReport, slowClients } from './slow-clients.ts';
 export { median } from './stats.ts';
+export { timerLateness } from './timer-lateness.ts';
 export { chunksOf, type UploadExchange, uploadThenRead } from './upload-then-read.ts';
 export { parseWrkOutput, type WrkOutput, wrkDurationMs } from './wrk-output.ts';

@@ -15,3 +15,11 @@ export function seededRandom(seed: number): SeededRandom {
   };
   return { next, pick: <T>(items: readonly T[]): T => items[next(items.length)] as T };
 }
+
+/** The near misses of `word` every byte-scan test tries, cut at `cut`: a letter missing, split by a quote, a letter
+ * replaced by a latin1 one. */
+export const nearMisses = (word: string, cut: number): string[] => [
+  word.slice(0, cut) + word.slice(cut + 1),
+  `${word.slice(0, cut)}"${word.slice(cut)}`,
+  `${word.slice(0, cut)}\u00c0${word.slice(cut + 1)}`,
+];

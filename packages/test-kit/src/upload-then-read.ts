@@ -9,6 +9,8 @@ export interface UploadExchange {
   error?: string;
   /** Bytes of `chunks` written before the client stopped or failed. */
   written: number;
+  /** From the client's last write (its end) to the connection's close: what the server kept it waiting. */
+  closedAfterEndMs: number;
 }
 
 /**
@@ -22,12 +24,12 @@ export async function uploadThenRead(
 ): Promise<UploadExchange> {
   const socket: Socket = typeof to === 'number' ? connect(to, '127.0.0.1') : to;
   socket.pause();
-  const exchange: UploadExchange = { read: '', written: 0 };
+  const exchange: UploadExchange = { read: '', written: 0, closedAfterEndMs: 0 };
   socket.on('error', (error: NodeJS.ErrnoException) => {
     exchange.error ??= error.code ?? error.message;
   });
   // Not events.once: it would reject on the socket's error, which some tests expect.
-  const closed = new Promise((resolve) => socket.once('close', resolve));
+  const closed = new Promise((resolve) => socket.once('close', resolve)).then(() => performance.now());
   if (socket.connecting) await new Promise((resolve) => socket.once('connect', resolve));
   socket.write(head);
   for (const chunk of chunks) {
@@ -36,12 +38,13 @@ export async function uploadThenRead(
     if (!ok) break;
     exchange.written += chunk.length;
   }
+  const ended = performance.now();
   if (!socket.destroyed) socket.end();
   socket.on('data', (data: Buffer) => {
     exchange.read += data.toString('latin1');
   });
   socket.resume();
-  await closed;
+  exchange.closedAfterEndMs = Math.max(0, (await closed) - ended);
   return exchange;
 }
 

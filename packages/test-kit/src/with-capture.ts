@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type CaptureServer, startCaptureServer } from './capture-server.ts';
 import { closeOpened, removeTempDirs } from './cleanup.ts';
+import type { ServiceProcess } from './process.ts';
 
 export interface Project {
   projectId: string;
@@ -18,14 +19,14 @@ export interface CaptureUnderTest {
 
 /**
  * Registers the hooks and returns the handle their tests read (set once the tests run): the capture server started
- * before them; after each test what it opened closed (`closeAfterTest`); after all of them the server closed, then
+ * before them, `dsn` for `project`; after each test what it opened closed (`closeAfterTest`); after all of them the server closed, then
  * the temp dirs removed. Vitest runs after-hooks as a stack: the caller's, registered later, run first.
  */
-export function withCapture(): CaptureUnderTest {
+export function withCapture(project: Project = DEFAULT_PROJECT): CaptureUnderTest {
   const under = {} as CaptureUnderTest;
   beforeAll(async () => {
     under.capture = await startCaptureServer();
-    under.dsn = under.capture.dsn(DEFAULT_PROJECT);
+    under.dsn = under.capture.dsn(project);
   });
   afterEach(closeOpened);
   afterAll(async () => {
@@ -33,4 +34,18 @@ export function withCapture(): CaptureUnderTest {
     removeTempDirs();
   });
   return under;
+}
+
+/**
+ * The service processes a file's tests spawn (push each one): killed after each test, then the capture server
+ * answers `accept` again and forgets what it received.
+ */
+export function withProcesses(under: CaptureUnderTest): ServiceProcess[] {
+  const running: ServiceProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((p) => p.kill()));
+    under.capture.setBehaviour({ kind: 'accept' });
+    under.capture.clear();
+  });
+  return running;
 }

@@ -12,6 +12,7 @@ describe('the shipped lists', () => {
     );
   });
 
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each<[string, RequestType, string, { rule: string; list: string } | undefined]>([
     [
       'https://o1.ingest.sentry.io/api/1/envelope/',

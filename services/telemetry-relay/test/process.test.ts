@@ -1,38 +1,16 @@
 // The relay as a real process: exit 78 on bad configuration, a held spool, kill -9 and SIGTERM under load.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  attachmentItem,
-  type CaptureServer,
-  envelope,
-  eventItem,
-  eventually,
-  removeTempDirs,
-  runToExit,
-  type ServiceProcess,
-  startCaptureServer,
-  tempDir,
-} from '@app/test-kit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { attachmentItem, type CaptureServer, envelope, eventItem, eventually, runToExit, tempDir } from '@app/test-kit';
+import { withCapture, withProcesses } from '@app/test-kit/with-capture';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_ENTRY, spawnRelay } from './with-relay.ts';
 
+const under = withCapture({ projectId: '5', publicKey: 'pk' });
+const running = withProcesses(under);
 let capture: CaptureServer;
 let dsn: string;
-const running: ServiceProcess[] = [];
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  dsn = capture.dsn({ projectId: '5', publicKey: 'pk' });
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.kill()));
-  capture.setBehaviour({ kind: 'accept' });
-  capture.clear();
-});
-afterAll(async () => {
-  await capture?.close();
-  removeTempDirs();
-});
+beforeAll(() => ({ capture, dsn } = under));
 
 const start = async (env: Record<string, string>) => {
   const service = await spawnRelay(env);

@@ -15,6 +15,7 @@ export interface LoadStep {
   seconds: number;
 }
 
+// Fields with their units, alike in shape to src/server/config.ts's (`duplicates` pairs them): records, no logic.
 export interface LoadResult {
   /** Answers per second, refusals included. */
   rps: number;

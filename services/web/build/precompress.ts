@@ -1,9 +1,10 @@
 // Brotli (quality 11) and gzip (level 9) copies written beside each built client file, once, at build time: the
 // server hands them out as they are (@fastify/static `preCompressed`), so assets cost no CPU per request.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Plugin } from 'vite';
+import { afterBuild } from './after-build.ts';
 
 const COMPRESSIBLE = /\.(?:js|mjs|css|svg|json|html|txt|map)$/;
 /** Below this a compressed copy saves less than its headers cost. */
@@ -35,15 +36,7 @@ export function precompressDirectory(dir: string): string[] {
 
 /** The Vite plugin: after the browser build has written its files, compress those under `assets/`. */
 export function precompress(): Plugin {
-  let outDir = '';
-  return {
-    name: 'precompress',
-    apply: 'build',
-    configResolved(config) {
-      outDir = resolve(config.root, config.build.outDir);
-    },
-    closeBundle() {
-      precompressDirectory(join(outDir, 'assets'));
-    },
-  };
+  return afterBuild('precompress', 'closeBundle', (outDir) => {
+    precompressDirectory(join(outDir, 'assets'));
+  });
 }

@@ -5,9 +5,10 @@
 // its chunk: exactly what `npm run release:sourcemaps` uploads. The chunks have no `sourceMappingURL` comment.
 // Why the CLI and not Sentry's Vite plugin: README, "Sentry: releases and readable browser stack traces".
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createSentrySDK } from 'sentry';
 import type { Plugin } from 'vite';
+import { afterBuild } from './after-build.ts';
 
 /** Where the maps of a client build in `outDir` go (dist/client → dist/sourcemaps). */
 export function sourcemapsDirFor(outDir: string): string {
@@ -55,16 +56,8 @@ export function moveSourcemaps(outDir: string): string[] {
 
 /** The Vite plugin; writeBundle runs before `precompress`'s closeBundle, so the .br/.gz copies carry the IDs. */
 export function debugIdSourcemaps(): Plugin {
-  let outDir = '';
-  return {
-    name: 'debug-id-sourcemaps',
-    apply: 'build',
-    configResolved(config) {
-      outDir = resolve(config.root, config.build.outDir);
-    },
-    async writeBundle() {
-      await injectDebugIds(join(outDir, 'assets'));
-      moveSourcemaps(outDir);
-    },
-  };
+  return afterBuild('debug-id-sourcemaps', 'writeBundle', async (outDir) => {
+    await injectDebugIds(join(outDir, 'assets'));
+    moveSourcemaps(outDir);
+  });
 }

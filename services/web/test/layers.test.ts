@@ -1,7 +1,8 @@
 // Keeps the web's imports running one way: a table of layers, checked against every source file's imports.
 import { fileURLToPath } from 'node:url';
-import { importStatementCount, importsOf, type Layer, layerViolations, sourceFiles } from '@app/test-kit';
-import { describe, expect, it } from 'vitest';
+import type { Layer } from '@app/test-kit';
+import { describeLayers } from '@app/test-kit/layer-suite';
+import { expect, it } from 'vitest';
 
 // The web's layers, lowest first: a module imports its own layer and the ones it lists, never one above or beside
 // it. A file in no layer fails the test, so a new folder (or a new file at the top of server/) has to be placed here.
@@ -25,30 +26,21 @@ const LAYERS: readonly Layer[] = [
   { name: 'launcher', holds: ['main.ts', 'build-if-stale.ts'], imports: [] },
 ];
 
-const SRC = fileURLToPath(new URL('../src/', import.meta.url));
-const sources = () => sourceFiles(SRC, ['.ts', '.tsx']);
-const violations = (files: ReadonlyMap<string, string>) => layerViolations(files, LAYERS);
-
-describe('import layers', () => {
-  it('every import in src/ runs down the layer table', () => {
-    expect(violations(sources())).toEqual([]);
-  });
-
-  it('finds every import statement (so a missed form cannot hide a violation)', () => {
-    for (const [file, source] of sources()) {
-      expect(importsOf(source).length, file).toBeGreaterThanOrEqual(importStatementCount(source));
-    }
-  });
-
-  // A glob is no import statement, so the table cannot see it: only the two route finders may use one.
-  it('finds route files by glob only in framework/server/ and framework/browser/', () => {
-    const globbing = [...sources()]
-      .filter(([, source]) => /import\.meta\.glob(<[^>]*>)?\(/.test(source))
-      .map(([file]) => file);
-    expect(globbing.sort()).toEqual(['framework/browser/client-routes.ts', 'framework/server/server-routes.ts']);
-  });
-
-  it.each([
+describeLayers({
+  src: fileURLToPath(new URL('../src/', import.meta.url)),
+  layers: LAYERS,
+  extensions: ['.ts', '.tsx'],
+  also: (sources) => {
+    // A glob is no import statement, so the table cannot see it: only the two route finders may use one.
+    it('finds route files by glob only in framework/server/ and framework/browser/', () => {
+      const globbing = [...sources()]
+        .filter(([, source]) => /import\.meta\.glob(<[^>]*>)?\(/.test(source))
+        .map(([file]) => file);
+      expect(globbing.sort()).toEqual(['framework/browser/client-routes.ts', 'framework/server/server-routes.ts']);
+    });
+  },
+  // Alike in shape to the relay's refusals on purpose (`duplicates` pairs them): each service's own moves.
+  refuses: [
     ['pages → process', 'server/pages/query.ts', "import type { Config } from '../config.ts';"],
     [
       'http → pages, type only (the old failures.ts ↔ pages/ loop)',
@@ -61,19 +53,10 @@ describe('import layers', () => {
     ['client → server, dynamic', 'client/start.tsx', "const m = await import('../server/pages/query.ts');"],
     ['src → scripts/', 'main.ts', "import '../scripts/make-catalog.ts';"],
     ['a file in no layer', 'server/extra.ts', ''],
-  ])('refuses %s', (_name, file, source) => {
-    expect(violations(new Map([[file, source]]))).toHaveLength(1);
-  });
-
-  it('allows imports down the table and within a layer', () => {
-    const files = new Map([
-      ['server/app.ts', "import { pagesRoute } from './pages/page-route.ts';\nimport { x } from './config.ts';"],
-      ['server/pages/query.ts', "import type { Metrics } from '../ops/metrics.ts';\nimport { y } from './page-io.ts';"],
-      [
-        'client/start.tsx',
-        "import { start } from '../framework/browser/client-routes.ts';\nimport { z } from 'react';",
-      ],
-    ]);
-    expect(violations(files)).toEqual([]);
-  });
+  ],
+  allows: new Map([
+    ['server/app.ts', "import { pagesRoute } from './pages/page-route.ts';\nimport { x } from './config.ts';"],
+    ['server/pages/query.ts', "import type { Metrics } from '../ops/metrics.ts';\nimport { y } from './page-io.ts';"],
+    ['client/start.tsx', "import { start } from '../framework/browser/client-routes.ts';\nimport { z } from 'react';"],
+  ]),
 });

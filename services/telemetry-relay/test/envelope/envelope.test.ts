@@ -292,6 +292,7 @@ describe('parseEnvelopeHeader: the header line alone, before the body has arrive
 });
 
 describe('exceedsDepth', () => {
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['flat', '{"a":1}', 1, false],
     ['exactly the limit', '[[[]]]', 3, false],
@@ -305,6 +306,7 @@ describe('exceedsDepth', () => {
 });
 
 describe("isRelayTimestamp: chrono's relaxed RFC 3339, as Relay reads sent_at", () => {
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['2026-11-22T01:00:00.000Z', true],
     ['2026-11-22t01:00:00z', true],
@@ -391,6 +393,7 @@ describe('DSN', () => {
       'http://localhost:9000/sentry/api/7/envelope/?sentry_version=7&sentry_key=key',
     );
   });
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['127.0.0.1:9000', true],
     ['localhost', true],

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { hasDuplicateKeys, memberCount } from '../../src/envelope/json-members.ts';
 
 describe('duplicate keys in a JSON text', () => {
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['no object', '[1,"a:b",true]', 0, false],
     ['one member', '{"a":1}', 1, false],

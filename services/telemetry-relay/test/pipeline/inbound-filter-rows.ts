@@ -46,6 +46,7 @@ const LB = 'legacy_browsers.rs';
 const TX = 'transaction_name.rs';
 
 export const RELAY_FILTER_ROWS: Row[] = [
+  // Relay's test inputs list by list, alike in shape on purpose (`duplicates` pairs them).
   ...rows(
     `${BE}::test_filter_known_browser_extension_source`,
     [

@@ -130,6 +130,7 @@ describe('inbound filters: configuration', () => {
 });
 
 describe("Relay's globs", () => {
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['*healthcheck*', 'a/b/HealthCheck/c', true],
     ['*/health', '/health/', false],

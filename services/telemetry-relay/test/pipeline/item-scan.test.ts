@@ -5,7 +5,7 @@
 
 import { ignoreRules } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
-import { type SeededRandom, seededRandom } from '@app/test-kit';
+import { nearMisses, type SeededRandom, seededRandom } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
 import { createItem } from '../../src/envelope/serialize.ts';
 import { foundWords, type TableWord, wordTable } from '../../src/pii/byte-scan.ts';
@@ -49,9 +49,7 @@ function fragment(r: Random): string {
     word,
     [...word].map((c) => (r.next(2) === 0 ? flip(c) : c)).join(''),
     word.slice(0, cut) + flip(word[cut] as string) + word.slice(cut + 1), // one letter in the other case
-    word.slice(0, cut) + word.slice(cut + 1), // a letter missing
-    `${word.slice(0, cut)}"${word.slice(cut)}`, // split by a quote
-    `${word.slice(0, cut)}\u00c0${word.slice(cut + 1)}`, // a latin1 letter
+    ...nearMisses(word, cut),
   ]);
 }
 

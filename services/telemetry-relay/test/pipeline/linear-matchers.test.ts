@@ -141,6 +141,7 @@ describe('hand-written matchers find what the regexes they replace find', () => 
     );
   });
 
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['*healthcheck*', true],
     ['*/health', true],

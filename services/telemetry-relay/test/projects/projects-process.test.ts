@@ -2,40 +2,21 @@
 // a changed file, or refuses a bad one and keeps serving the old projects, while a client keeps its connection.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  type CaptureServer,
-  EVENT_ID,
-  envelope,
-  eventItem,
-  eventually,
-  removeTempDirs,
-  runToExit,
-  type ServiceProcess,
-  spawnService,
-  startCaptureServer,
-} from '@app/test-kit';
+import { type CaptureServer, EVENT_ID, envelope, eventItem, eventually, runToExit, spawnService } from '@app/test-kit';
+import { withCapture, withProcesses } from '@app/test-kit/with-capture';
 import { Agent, request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { metricValue, writeProjectsFile } from './projects-helpers.ts';
 
 const entry = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const under = withCapture({ projectId: '11', publicKey: 'shop' });
+const running = withProcesses(under);
 let capture: CaptureServer;
 let shop: string;
 let blog: string;
-const running: ServiceProcess[] = [];
-
-beforeAll(async () => {
-  capture = await startCaptureServer();
-  shop = capture.dsn({ projectId: '11', publicKey: 'shop' });
+beforeAll(() => {
+  ({ capture, dsn: shop } = under);
   blog = capture.dsn({ projectId: '22', publicKey: 'blog' });
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.kill()));
-  capture.clear();
-});
-afterAll(async () => {
-  await capture?.close();
-  removeTempDirs();
 });
 
 describe('the relay process with PROJECTS_FILE', () => {

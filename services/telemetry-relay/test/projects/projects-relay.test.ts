@@ -1,19 +1,12 @@
 // Two projects on one relay, each with its own scrubbing, filters and origins (PROJECTS_FILE), over loopback HTTP:
 // the settings differ per envelope by its DSN, and callers on other hosts are answered from the project's origins.
-import {
-  type CaptureServer,
-  EVENT_ID,
-  envelope,
-  errorEvent,
-  eventItem,
-  post,
-  removeTempDirs,
-  startCaptureServer,
-} from '@app/test-kit';
+import { type CaptureServer, EVENT_ID, envelope, errorEvent, eventItem, post } from '@app/test-kit';
+import { withCapture } from '@app/test-kit/with-capture';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningRelay, startRelay } from '../with-relay.ts';
 import { metricValue, type ProjectsRelay, startProjectsRelay } from './projects-helpers.ts';
 
+const under = withCapture({ projectId: '11', publicKey: 'shop' });
 let capture: CaptureServer;
 let relay: ProjectsRelay;
 /** Shop: scrubs its own field, no ignore rules or inbound filters, callable from app.shop.test. */
@@ -26,8 +19,7 @@ let forum: string;
 const SHOP_ORIGIN = 'http://app.shop.test';
 
 beforeAll(async () => {
-  capture = await startCaptureServer();
-  shop = capture.dsn({ projectId: '11', publicKey: 'shop' });
+  ({ capture, dsn: shop } = under);
   blog = capture.dsn({ projectId: '22', publicKey: 'blog' });
   news = capture.dsn({ projectId: '33', publicKey: 'news' });
   forum = capture.dsn({ projectId: '44', publicKey: 'forum' });
@@ -49,7 +41,7 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(() => Promise.all([relay?.close(), capture?.close()]).then(removeTempDirs));
+afterAll(() => relay?.close());
 afterEach(() => capture.clear());
 
 const withExtra = (message = 'Cannot read properties of undefined', extra: Record<string, unknown> = {}) => ({

@@ -11,13 +11,13 @@ import {
   eventItem,
   eventually,
   post,
-  removeTempDirs,
-  startCaptureServer,
   tempDir,
 } from '@app/test-kit';
+import { withCapture } from '@app/test-kit/with-capture';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { metricValue, type ProjectsRelay, startProjectsRelay } from './projects-helpers.ts';
 
+const under = withCapture({ projectId: '11', publicKey: 'shop' });
 let capture: CaptureServer;
 let relay: ProjectsRelay;
 let shop: string;
@@ -31,8 +31,7 @@ const base = () => ({
 const changed = () => ({ projects: { [shop]: { origins: [], scrub: { scrubData: false } } } });
 
 beforeAll(async () => {
-  capture = await startCaptureServer();
-  shop = capture.dsn({ projectId: '11', publicKey: 'shop' });
+  ({ capture, dsn: shop } = under);
   blog = capture.dsn({ projectId: '22', publicKey: 'blog' });
   relay = await startProjectsRelay(base(), { RETRY_BASE_MS: '20', RETRY_MAX_MS: '50', SPOOL_MODE: 'durable' });
 });
@@ -44,7 +43,7 @@ afterEach(() => {
   capture.setBehaviour({ kind: 'accept' });
   capture.clear();
 });
-afterAll(() => Promise.all([relay?.close(), capture?.close()]).then(removeTempDirs));
+afterAll(() => relay?.close());
 
 const secretEvent = () => ({ ...errorEvent(), extra: { order_secret: 'o-123' } });
 const body = (dsn: string) => envelope({ event_id: EVENT_ID, dsn }, [eventItem(secretEvent())]);

@@ -6,6 +6,7 @@ import { catalogPath, catalogText, indefiniteArticle, makeCatalog } from '../../
 import { findItem } from '../../src/app/catalog/catalog.ts';
 
 describe('indefiniteArticle', () => {
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['amber', 'an'],
     ['Ember', 'an'],

@@ -54,6 +54,7 @@ describe('a folder name is a path', () => {
 });
 
 describe('where a file sits', () => {
+  // A table of cases, alike in shape to other functions' tables on purpose (`duplicates` pairs them).
   it.each([
     ['../../app/routes/view.tsx', ''],
     ['../../app/routes/catalog/view.tsx', 'catalog'],
