@@ -6,6 +6,8 @@ import { ALONE } from './alone.ts';
 export default defineProject({
   test: {
     name: 'e2e',
+    // Every project alike (projects with different counts cannot share a group): Vitest's default is one less.
+    maxWorkers: '100%',
     include: ['**/*.test.ts'],
     exclude: ['**/node_modules/**', ...ALONE],
     testTimeout: 60_000,
