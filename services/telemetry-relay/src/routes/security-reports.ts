@@ -10,9 +10,9 @@ import { environmentProblem, releaseProblem } from '../envelope/release-names.ts
 import { quote, RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { charge } from '../pipeline/body-sink.ts';
+import { createEnvelopeStages, type StageOptions } from '../pipeline/index.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import { admitOrigin, crossOrigin, isPreflight, preflightAnswer } from './cors.ts';
-import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 import { refuse } from './refuse.ts';
 
 /** The content types Sentry's security endpoint accepts. */

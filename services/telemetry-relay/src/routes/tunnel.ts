@@ -9,12 +9,12 @@ import type { EnvelopeHeader } from '../envelope/types.ts';
 import { RelayError } from '../errors.ts';
 import type { ClientShares } from '../memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
+import { createEnvelopeStages, type StageOptions } from '../pipeline/index.ts';
 import { pageTokenOf } from '../pipeline/quota/stage.ts';
 import { readBody } from '../pipeline/read-body.ts';
 import type { ProjectAuthorized } from '../projects/project.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
 import { admitOrigin, crossOrigin, isPreflight, preflightAnswer } from './cors.ts';
-import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
 import { lingerUnread, refuse } from './refuse.ts';
 
 export interface TunnelOptions extends StageOptions {

@@ -9,18 +9,18 @@ import { RelayError } from '../errors.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import { quotaDropCounter } from '../ops/quota-metrics.ts';
 import { tallyText } from '../ops/tally.ts';
-import { clientReportItem, type OutcomeAggregator } from '../pipeline/client-report.ts';
-import { identityHeaders } from '../pipeline/identity.ts';
-import { ItemTexts } from '../pipeline/item-text.ts';
-import { mergeLimitHeaders } from '../pipeline/quota/quota.ts';
-import type { QuotaStage } from '../pipeline/quota/stage.ts';
-import type { RateLimits } from '../pipeline/rate-limit.ts';
 import type { LiveProjects } from '../projects/live.ts';
 import type { ProjectAuthorized } from '../projects/project.ts';
+import type { RouteConfig } from '../routes/route-config.ts';
 import type { Target } from '../types.ts';
 import type { Delivery } from '../upstream/delivery.ts';
+import { clientReportItem, type OutcomeAggregator } from './client-report.ts';
+import { identityHeaders } from './identity.ts';
+import { ItemTexts } from './item-text.ts';
 import { accountAccepted } from './ledger-entries.ts';
-import type { RouteConfig } from './route-config.ts';
+import { mergeLimitHeaders } from './quota/quota.ts';
+import type { QuotaStage } from './quota/stage.ts';
+import type { RateLimits } from './rate-limit.ts';
 
 export interface StageOptions {
   config: RouteConfig;
