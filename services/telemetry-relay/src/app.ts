@@ -6,6 +6,7 @@ import { quote } from './errors.ts';
 import { createClientShares, createMemoryBudget } from './memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
+import { createPipeline } from './pipeline/index.ts';
 import { createQuotaStage } from './pipeline/quota/stage.ts';
 import { RateLimits } from './pipeline/rate-limit.ts';
 import { createLiveProjects, type LiveProjects } from './projects/live.ts';
@@ -195,7 +196,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   // What both routes' stages read: the tunnel's and the CSP reports'.
-  const routeOptions = { config, metrics, rateLimits, quotas, delivery, outcomes, shares, projects: live };
+  const pipeline = createPipeline({
+    upstreamUrl: config.upstreamUrl,
+    limits: config.limits,
+    metrics,
+    rateLimits,
+    quotas,
+    delivery,
+    outcomes,
+  });
+  const routeOptions = { config, metrics, pipeline, shares, projects: live };
   const tunnel = createTunnelHandler({
     ...routeOptions,
     log: app.log,

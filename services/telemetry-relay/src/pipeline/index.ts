@@ -1,148 +1,205 @@
-// Stages 5–9, what every route does with an authorized envelope: rate-limit → filter (ignore rules, then Relay's
-// inbound filters) → spike shield and local quotas (pipeline/quota/) → scrub → identity → deliver. The
-// tunnel (tunnel.ts) and CSP reports (security-reports.ts) differ only in how the envelope is read.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// The relay's pipeline, its stages in the order they run; each is a module of stages/ with the same shape (stage.ts).
+// Routes read the request and write the answer; everything between is here. Delivery comes in through `Delivery`.
+import type { IncomingHttpHeaders } from 'node:http';
 import { envelopeEndpoint } from '../envelope/dsn.ts';
-import { serializeEnvelope } from '../envelope/serialize.ts';
-import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
-import { RelayError } from '../errors.ts';
+import type { ParseLimits } from '../envelope/parse.ts';
+import type { Envelope, EnvelopeHeader } from '../envelope/types.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import { quotaDropCounter } from '../ops/quota-metrics.ts';
 import { tallyText } from '../ops/tally.ts';
-import type { LiveProjects } from '../projects/live.ts';
-import type { ProjectAuthorized } from '../projects/project.ts';
-import type { RouteConfig } from '../routes/route-config.ts';
 import type { Target } from '../types.ts';
-import type { Delivery } from '../upstream/delivery.ts';
-import { clientReportItem, type OutcomeAggregator } from './client-report.ts';
-import { identityHeaders } from './identity.ts';
+import type { OutcomeAggregator } from './client-report.ts';
+import type { Arrival, AuthorizedProject, Flight } from './flight.ts';
 import { ItemTexts } from './item-text.ts';
 import { accountAccepted } from './ledger-entries.ts';
 import { mergeLimitHeaders } from './quota/quota.ts';
 import type { QuotaStage } from './quota/stage.ts';
 import type { RateLimits } from './rate-limit.ts';
+import { continued, refusalError, type Stage } from './stage.ts';
+import { authorizeStage } from './stages/authorize.ts';
+import { filterStage } from './stages/filter.ts';
+import { identityStage } from './stages/identity.ts';
+import { inboundFilterStage } from './stages/inbound-filters.ts';
+import { originStage } from './stages/origin.ts';
+import { packStage } from './stages/pack.ts';
+import { pageTokenStage } from './stages/page-token.ts';
+import { parseHeaderStage, parseItemsStage } from './stages/parse.ts';
+import { quotaStage } from './stages/quota.ts';
+import { rateLimitStage } from './stages/rate-limit.ts';
+import { scrubStage } from './stages/scrub.ts';
 
-export interface StageOptions {
-  config: RouteConfig;
+export type { Envelope, EnvelopeHeader } from '../envelope/types.ts';
+export type { Arrival, AuthorizedProject, LiveProjectSet, ProjectStages, Projects } from './flight.ts';
+export { pageTokenOf } from './quota/stage.ts';
+export { type BodyLimits, readBody } from './read-body.ts';
+export { namedQuery, REPORT_TYPES, reportEnvelope, stamps } from './security-report.ts';
+export { originRefusal } from './stages/origin.ts';
+
+/** What the pipeline hands on: where it goes, the bytes and headers, and the ledger's tally of its items. */
+export interface Outgoing extends Target {
+  headers: Record<string, string>;
+  body: Buffer;
+  acceptedAt: number;
+  /** The sender's address (its spool share). */
+  client?: string | undefined;
+  items?: string | undefined;
+}
+
+/** The last step, passed in (upstream/delivery.ts): settled at once (fast mode) or once the spool has committed. */
+export interface Delivery {
+  /** Throws a RelayError when it cannot take the envelope (spool full, the client over its share, draining). */
+  accept(outgoing: Outgoing): Promise<void> | undefined;
+}
+
+export interface PipelineOptions {
+  /** Send every envelope here instead of the DSN's own Sentry (UPSTREAM_URL). */
+  upstreamUrl: URL | undefined;
+  limits: ParseLimits;
   metrics: RelayMetrics;
   rateLimits: RateLimits;
-  /** Local quotas and the spike shield (pipeline/quota/), after the filters: what they drop spends no quota. */
   quotas: QuotaStage;
   delivery: Delivery;
   outcomes: OutcomeAggregator<Target>;
-  /** The projects in force; a request reads them once, at its start (projects/live.ts). */
-  projects: LiveProjects;
 }
 
-/** The answer's body, once the envelope is safe: at once in fast mode, after the spool's commit in durable mode. */
-export type EnvelopeStages = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  ip: string,
-  envelope: Envelope,
-  authorized: ProjectAuthorized,
-) => string | Promise<string>;
+/** A 200's body and the rate-limit headers that go with it. */
+export interface Answer {
+  body: string;
+  headers: Record<string, string> | undefined;
+}
 
-export function createEnvelopeStages(options: StageOptions): EnvelopeStages {
-  const { config, metrics, rateLimits, quotas, delivery, outcomes } = options;
-  const quotaDropped = quotaDropCounter(metrics.registry);
+/** Who sent an envelope: what the identity and quota stages read of the request. */
+export interface Sender {
+  address: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface Pipeline {
+  /** The tunnel's header line as it arrives: parse header, authorize, origin, page token. Throws a refusal. */
+  admitHeader(line: Buffer, arrival: Arrival): { header: EnvelopeHeader; authorized: AuthorizedProject };
+  /** A CSP report's DSN (from its query): authorize, origin. Throws a refusal. */
+  admitQuery(arrival: Arrival): AuthorizedProject;
+  /** The tunnel's body: parse items, then `deliver`. */
+  process(
+    body: Buffer,
+    header: EnvelopeHeader,
+    authorized: AuthorizedProject,
+    sender: Sender,
+  ): Answer | Promise<Answer>;
+  /**
+   * An authorized envelope: rate limits, ignore rules, inbound filters, quotas, scrub, pack, identity, then
+   * delivery. An Answer at once when it is safe at once (fast mode: no promise per envelope), else its promise.
+   */
+  deliver(envelope: Envelope, authorized: AuthorizedProject, sender: Sender): Answer | Promise<Answer>;
+}
+
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const { metrics, rateLimits, quotas, delivery, outcomes } = options;
   const scrubbed = counting(metrics.scrubbed);
+  const quotaDropped = quotaDropCounter(metrics.registry);
   const accepted = counting(metrics.accepted);
   const account = accountAccepted(metrics.ledger);
+
+  // The list: the header line's stages, the body's, then the items'.
+  const parseHeader = parseHeaderStage(options.limits);
+  const headerStages: ReadonlyArray<Stage<Arrival>> = [authorizeStage, originStage, pageTokenStage(quotas)];
+  const queryStages: ReadonlyArray<Stage<Arrival>> = [authorizeStage, originStage];
+  const parseItems = parseItemsStage(options.limits);
+  const itemStages: ReadonlyArray<Stage<Flight>> = [
+    rateLimitStage(rateLimits),
+    filterStage,
+    inboundFilterStage,
+    quotaStage(quotas, rateLimits, outcomes),
+    scrubStage(({ rule, field }) => scrubbed(rule, field).inc()),
+    packStage(outcomes),
+    identityStage,
+  ];
+
+  const admit = (stages: ReadonlyArray<Stage<Arrival>>, arrival: Arrival): AuthorizedProject => {
+    for (const stage of stages) continued(stage(arrival));
+    if (arrival.authorized === undefined) throw new Error('the authorize stage left no authorization');
+    return arrival.authorized;
+  };
+
   /** Where each authorized DSN's envelopes go, built once (the authorizer caches its decisions, so these too). */
-  const targets = new WeakMap<ProjectAuthorized, Target>();
-  const targetOf = (authorized: ProjectAuthorized): Target => {
+  const targets = new WeakMap<AuthorizedProject, Target>();
+  const targetOf = (authorized: AuthorizedProject): Target => {
     let target = targets.get(authorized);
     if (!target) {
       const { dsn, project } = authorized;
-      target = { url: config.upstreamUrl?.href ?? envelopeEndpoint(dsn), dsnKey: dsn.key, project };
+      target = { url: options.upstreamUrl?.href ?? envelopeEndpoint(dsn), dsnKey: dsn.key, project };
       targets.set(authorized, target);
     }
     return target;
   };
-  return (
-    req: IncomingMessage,
-    res: ServerResponse,
-    ip: string,
-    envelope: Envelope,
-    authorized: ProjectAuthorized,
-  ): string | Promise<string> => {
-    const { dsn, project } = authorized;
-    // The project's stages as they were when the envelope arrived, compiled once per load (projects/project.ts).
-    const { filter, inboundFilter, scrub, settings } = authorized.settings;
-    const eventId = typeof envelope.header.event_id === 'string' ? envelope.header.event_id : undefined;
 
-    const limited = rateLimits.apply(dsn.key, envelope.items);
-    for (const type of limited.droppedTypes)
-      metrics.itemsDropped.inc({ reason: 'rate_limited', type: typeLabel(type) });
-    if (limited.items.length === 0 && envelope.items.length > 0) {
-      throw new RelayError(
-        'rate_limited',
-        `project ${dsn.projectId} is rate-limited upstream`,
-        rateLimits.headers(dsn.key),
-      );
-    }
-    const texts = new ItemTexts(); // one latin1 decode and one byte scan per item for the three stages
-    const filtered = filter(limited.items === envelope.items ? envelope : { ...envelope, items: limited.items }, texts);
-    for (const { type, rule } of filtered.dropped) metrics.itemsDropped.inc({ reason: rule, type: typeLabel(type) });
-    const inbound = inboundFilter(filtered.items, texts);
-    for (const { type, reason } of inbound.dropped) metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
-    const quota = quotas.apply(authorized.settings.quotas, dsn.publicKey, project, ip, inbound.items);
-    for (const { type, category, reason } of quota.dropped) {
+  /** Counts what the stage dropped since `from`; the quota's drops also per project and category. */
+  const countDrops = (flight: Flight, from: number) => {
+    for (let i = from; i < flight.dropped.length; i++) {
+      const { type, reason, category } = flight.dropped[i] as Flight['dropped'][number];
       metrics.itemsDropped.inc({ reason, type: typeLabel(type) });
-      quotaDropped.inc({ project, category, reason });
+      if (category !== undefined) quotaDropped.inc({ project: flight.authorized.project, category, reason });
     }
+  };
 
-    const discarded =
-      limited.discarded.length === 0 && inbound.discarded.length === 0 && quota.discarded.length === 0
-        ? filtered.discarded
-        : [...limited.discarded, ...filtered.discarded, ...inbound.discarded, ...quota.discarded];
-    const target = targetOf(authorized);
-    if (quota.items.length === 0 && quota.headers['x-sentry-rate-limits'] !== undefined) {
-      // Every item left was over a quota: 429 as Sentry answers, the drops reported with the next client reports.
-      outcomes.add(dsn.key, target, discarded);
-      throw new RelayError(
-        'quota_exceeded',
-        `project ${dsn.projectId} is over a local quota`,
-        mergeLimitHeaders(rateLimits.headers(dsn.key), quota.headers),
-      );
+  const answer = (flight: Flight): Answer => {
+    const { dsn, project } = flight.authorized;
+    accepted(project).inc();
+    account(flight);
+    let headers = flight.rateLimited ? rateLimits.headers(dsn.key) : undefined;
+    if (flight.quotaHeaders['x-sentry-rate-limits'] !== undefined) {
+      headers = mergeLimitHeaders(headers ?? {}, flight.quotaHeaders);
     }
-    let items: EnvelopeItem[] = quota.items;
-    const kept = items;
-    if (scrub && items.length > 0) {
-      const result = scrub(items, envelope.bytes.length, texts);
-      items = result.items;
-      for (const { rule, field } of result.hits) scrubbed(rule, field).inc();
-    }
-    let safe: Promise<void> | undefined;
-    // The ledger's tally of what delivery takes: the envelope's items, not the client report the relay adds.
-    const received = tallyText(envelope.items);
-    const delivered = items.length === 0 ? undefined : items === envelope.items ? received : tallyText(items);
-    if (items.length === 0) {
-      // Nothing left to send: the outcomes go with the next batch of client reports.
-      if (discarded.length > 0) outcomes.add(dsn.key, target, discarded);
-    } else {
-      let bytes = envelope.bytes;
-      if (discarded.length > 0) items = [...items, clientReportItem(discarded)];
-      if (items !== kept || discarded.length > 0) bytes = serializeEnvelope(envelope, items);
-      safe = delivery.accept({
-        ...target,
-        headers: identityHeaders(ip, req.headers, !settings.scrub.scrubIpAddresses),
-        body: bytes,
-        acceptedAt: Date.now(),
-        client: ip,
-        items: delivered,
-      });
-    }
-    const answer = () => {
-      accepted(project).inc();
-      account(project, received, limited.droppedTypes, filtered.dropped, inbound.dropped, quota.dropped, delivered);
-      const headers = limited.droppedTypes.length > 0 ? rateLimits.headers(dsn.key) : {};
-      if (quota.headers['x-sentry-rate-limits'] !== undefined) mergeLimitHeaders(headers, quota.headers);
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-      return eventId ? `{"id":"${eventId}"}` : '{}';
+    const eventId = flight.envelope.header.event_id;
+    return { body: typeof eventId === 'string' ? `{"id":"${eventId}"}` : '{}', headers };
+  };
+
+  const deliver = (envelope: Envelope, authorized: AuthorizedProject, sender: Sender): Answer | Promise<Answer> => {
+    const flight: Flight = {
+      envelope,
+      authorized,
+      client: sender.address,
+      requestHeaders: sender.headers,
+      target: targetOf(authorized),
+      texts: new ItemTexts(),
+      items: envelope.items,
+      discarded: [],
+      dropped: [],
+      rateLimited: false,
+      quotaHeaders: {},
+      rewritten: false,
+      received: tallyText(envelope.items),
+      body: envelope.bytes,
+      forwardHeaders: {},
+      delivered: undefined,
     };
+    for (const stage of itemStages) {
+      const before = flight.dropped.length;
+      const outcome = stage(flight);
+      countDrops(flight, before);
+      if (outcome.kind === 'refuse') throw refusalError(outcome);
+      if (outcome.kind === 'drop') return answer(flight);
+    }
+    const safe = delivery.accept({
+      ...flight.target,
+      headers: flight.forwardHeaders,
+      body: flight.body,
+      acceptedAt: Date.now(),
+      client: flight.client,
+      items: flight.delivered,
+    });
     // Fast mode holds the envelope in memory already: answered in this turn, without a promise.
-    return safe === undefined ? answer() : safe.then(answer);
+    return safe === undefined ? answer(flight) : safe.then(() => answer(flight));
+  };
+
+  return {
+    admitHeader(line, arrival) {
+      const header = continued(parseHeader(line));
+      arrival.header = header;
+      return { header, authorized: admit(headerStages, arrival) };
+    },
+    admitQuery: (arrival) => admit(queryStages, arrival),
+    process: (body, header, authorized, sender) => deliver(continued(parseItems({ body, header })), authorized, sender),
+    deliver,
   };
 }

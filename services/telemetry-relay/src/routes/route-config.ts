@@ -1,4 +1,14 @@
-// The part of the configuration the routes read, so routes do not depend on all of config.ts.
+// What the routes are given: the part of the configuration they read (so not all of config.ts), metrics, the pipeline.
+import type { RelayMetrics } from '../ops/metrics.ts';
+import type { LiveProjectSet, Pipeline } from '../pipeline/index.ts';
+
+export interface RouteOptions {
+  config: RouteConfig;
+  metrics: RelayMetrics;
+  pipeline: Pipeline;
+  /** The projects in force; a request reads them once, at its start (projects/live.ts). */
+  projects: LiveProjectSet;
+}
 
 /** What the routes read of the configuration; config.ts's Config extends it with the rest. */
 export interface RouteConfig {
