@@ -2,8 +2,9 @@
 import { accessSync, constants } from 'node:fs';
 import { closeUnfinishedOnSend, createFrontDoor, lingerLimits, networkOf, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
-import { quote } from './errors.ts';
-import { createClientShares, createMemoryBudget } from './memory/budget.ts';
+import { quote } from './core/errors.ts';
+import { createClientShares, createMemoryBudget } from './core/memory/budget.ts';
+import type { Target } from './core/types.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { OutcomeAggregator } from './pipeline/client-report.ts';
 import { createPipeline } from './pipeline/index.ts';
@@ -17,7 +18,6 @@ import { securityReports } from './routes/security-reports.ts';
 import { answerServerErrors } from './routes/server-errors.ts';
 import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
 import { openSpool } from './spool/spool.ts';
-import type { Target } from './types.ts';
 import { createDelivery } from './upstream/delivery.ts';
 import { createForwarder } from './upstream/forward.ts';
 

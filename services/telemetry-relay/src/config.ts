@@ -10,11 +10,11 @@ import {
   readServerConfig,
   readTrustedProxyHops,
 } from '@app/service-kit';
+import { defaultBudgetBytes } from './core/memory/limit.ts';
+import type { SpoolMode } from './core/types.ts';
 import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
-import { defaultBudgetBytes } from './memory/limit.ts';
 import { type ProjectsConfig, readProjectsConfig, type ShorthandConfig } from './projects/env-config.ts';
 import type { RouteConfig } from './routes/route-config.ts';
-import type { SpoolMode } from './types.ts';
 
 const MiB = 1024 * 1024;
 /** A per-user directory: a fixed name in the shared temp dir could be created (or linked) by another user first. */

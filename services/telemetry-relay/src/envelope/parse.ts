@@ -1,7 +1,7 @@
 // Stages 2 and 4: the header line (parseEnvelopeHeader, as it arrives, so the DSN is authorized before any item is
 // read), then the items as Relay's `Envelope::parse_request` accepts them: Headers { "\n" Item } [ "\n" ], a payload of
 // `length` bytes or up to the next "\n"; views into the body (forwarded byte for byte); errors name the byte offset.
-import { RelayError } from '../errors.ts';
+import { RelayError } from '../core/errors.ts';
 import { NEWLINE } from './bytes.ts';
 import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
 import { readHeader } from './header-json.ts';

@@ -3,11 +3,11 @@
 // a decision); one nested deeper than Sentry's parser allows is refused before JSON.parse spends time on it.
 import { type IgnoreRule, matchEvent } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
+import { RelayError } from '../core/errors.ts';
+import type { Discarded } from '../core/types.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
-import { RelayError } from '../errors.ts';
 import { tableable } from '../pii/byte-scan.ts';
-import type { Discarded } from '../types.ts';
 import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
 import { parsedPayload } from './parsed-event.ts';

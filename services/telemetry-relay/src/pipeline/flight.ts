@@ -1,8 +1,8 @@
 // An envelope on its way through the item stages: what each stage reads, and what it leaves for the next and the answer.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Discarded, Target } from '../core/types.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
 import type { DropReason } from '../ops/ledger.ts';
-import type { Discarded, Target } from '../types.ts';
 import type { Authorized } from './authorize.ts';
 import type { FilterResult } from './filter.ts';
 import type { InboundFilterResult } from './inbound-filters/stage.ts';

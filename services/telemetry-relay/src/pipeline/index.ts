@@ -1,13 +1,13 @@
 // The relay's pipeline, its stages in the order they run; each is a module of stages/ with the same shape (stage.ts).
 // Routes read the request and write the answer; everything between is here. Delivery comes in through `Delivery`.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Target } from '../core/types.ts';
 import { envelopeEndpoint } from '../envelope/dsn.ts';
 import type { ParseLimits } from '../envelope/parse.ts';
 import type { Envelope, EnvelopeHeader } from '../envelope/types.ts';
 import { counting, type RelayMetrics, typeLabel } from '../ops/metrics.ts';
 import { quotaDropCounter } from '../ops/quota-metrics.ts';
 import { tallyText } from '../ops/tally.ts';
-import type { Target } from '../types.ts';
 import type { OutcomeAggregator } from './client-report.ts';
 import type { Arrival, AuthorizedProject, Flight } from './flight.ts';
 import { ItemTexts } from './item-text.ts';

@@ -1,11 +1,12 @@
 // Stage 6b (after filter, before identity): data scrubbing (src/pii) on the item types Relay scrubs (SCRUBBERS); the
 // others pass as Relay's defaults leave them. A byte scan proves most items need nothing before any JSON is parsed; a
 // changed item is re-serialized, the others keep their bytes.
+
+import { RelayError } from '../core/errors.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import { hasDuplicateKeys } from '../envelope/json-members.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import { RelayError } from '../errors.ts';
 import { scrubCheckIn } from '../pii/check-in.ts';
 import { scrubContainer } from '../pii/containers.ts';
 import {

@@ -1,5 +1,5 @@
 // The shape every stage has: an input in, a typed outcome out. The order they run in is index.ts's list.
-import { type RejectCode, RelayError } from '../errors.ts';
+import { type RejectCode, RelayError } from '../core/errors.ts';
 
 /** Why an envelope was answered 200 with nothing sent on (its drops go with the next client reports). */
 export type DropName = 'nothing_left';

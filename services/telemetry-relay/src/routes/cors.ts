@@ -2,7 +2,7 @@
 // request, and reads an answer only when it names the page's origin. The allowed origin is echoed, never `*`, with
 // `Vary: Origin` so no cache serves one origin's answer to another; the headers the SDK reads are exposed.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { RelayError } from '../errors.ts';
+import { RelayError } from '../core/errors.ts';
 import { originRefusal } from '../pipeline/index.ts';
 
 /** What the browser SDK reads from an answer: its rate limits and how long to pause. */

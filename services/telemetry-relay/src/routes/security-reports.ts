@@ -3,8 +3,8 @@
 // becomes a `raw_security` item (pipeline/security-report.ts) and takes the tunnel's stages after its header line's.
 import { clientAddress, lingerLimits } from '@app/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { quote, RelayError } from '../errors.ts';
-import type { ClientShares } from '../memory/budget.ts';
+import { quote, RelayError } from '../core/errors.ts';
+import type { ClientShares } from '../core/memory/budget.ts';
 import {
   type Answer,
   type Arrival,

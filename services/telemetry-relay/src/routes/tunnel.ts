@@ -3,8 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, lingerLimits, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
-import { RelayError } from '../errors.ts';
-import type { ClientShares } from '../memory/budget.ts';
+import { RelayError } from '../core/errors.ts';
+import type { ClientShares } from '../core/memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
 import {
   type Answer,

@@ -2,13 +2,13 @@
 // sends held then spooled envelopes oldest first within the concurrency and memory budget, `close` spools the rest.
 // Short of memory it waits on disk, never dropped; a full spool is a 503, a client over its share a 429 (decision 011).
 import type { FastifyBaseLogger } from 'fastify';
-import { RelayError } from '../errors.ts';
-import type { MemoryBudget } from '../memory/budget.ts';
+import { RelayError } from '../core/errors.ts';
+import type { MemoryBudget } from '../core/memory/budget.ts';
+import type { SpoolMode } from '../core/types.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
 import { ClientTally, refuseOverLimits } from '../spool/shares.ts';
 import type { Lease, Spool, SpoolEntry } from '../spool/spool.ts';
 import { createSpoolWriter } from '../spool/writer.ts';
-import type { SpoolMode } from '../types.ts';
 import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.ts';
 import { reportSpoolDropped } from './dropped.ts';
 import type { Forwarder } from './forward.ts';

@@ -1,5 +1,5 @@
 // Callers on other hosts (decision 050): a page's origin must be one its project lists.
-import { quote } from '../../errors.ts';
+import { quote } from '../../core/errors.ts';
 import type { Arrival } from '../flight.ts';
 import { proceed, refusal, type Stage } from '../stage.ts';
 

@@ -1,7 +1,8 @@
 // What is sent: the items left and a client report of the drops, serialized again only when something changed.
+
+import type { Target } from '../../core/types.ts';
 import { serializeEnvelope } from '../../envelope/serialize.ts';
 import { tallyText } from '../../ops/tally.ts';
-import type { Target } from '../../types.ts';
 import { clientReportItem, type OutcomeAggregator } from '../client-report.ts';
 import type { Flight } from '../flight.ts';
 import { proceed, type Stage } from '../stage.ts';

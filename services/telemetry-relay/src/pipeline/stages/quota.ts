@@ -1,5 +1,5 @@
 // The spike shield and local quotas, after the filters so what they drop spends no quota (../quota/).
-import type { Target } from '../../types.ts';
+import type { Target } from '../../core/types.ts';
 import type { OutcomeAggregator } from '../client-report.ts';
 import type { Flight } from '../flight.ts';
 import { mergeLimitHeaders } from '../quota/quota.ts';
