@@ -2,10 +2,11 @@
 // become a `raw_security` item, as Relay makes them, in an envelope held to the tunnel's limits (envelope/build.ts).
 
 import { quote, RelayError } from '../core/errors.ts';
+import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from '../core/limits.ts';
 import type { Hold } from '../core/memory/budget.ts';
 import { type Part, planEnvelope, writeEnvelope } from '../envelope/build.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
-import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES, type ParseLimits } from '../envelope/parse.ts';
+import type { ParseLimits } from '../envelope/parse.ts';
 import { environmentProblem, releaseProblem } from '../envelope/release-names.ts';
 import type { Envelope } from '../envelope/types.ts';
 import { charge } from './body-sink.ts';

@@ -1,4 +1,6 @@
 // What the routes are given: the part of the configuration they read (so not all of config.ts), metrics, the pipeline.
+
+import type { RequestLimits } from '../core/limits.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
 import type { LiveProjectSet, Pipeline } from '../pipeline/index.ts';
 
@@ -10,7 +12,7 @@ export interface RouteOptions {
   projects: LiveProjectSet;
 }
 
-/** What the routes read of the configuration; config.ts's Config extends it with the rest. */
+/** What the routes read of the configuration (config.ts's Config holds it with the rest). */
 export interface RouteConfig {
   /**
    * POST paths of the tunnel, without a trailing slash (the slash form is accepted too): TUNNEL_PATH, else, for each
@@ -23,20 +25,4 @@ export interface RouteConfig {
   /** Log one in this many accepted envelopes (rejections are always logged). */
   logSampleEvery: number;
   limits: RequestLimits;
-}
-
-/** What one request may be: read by the body reader (pipeline/read-body.ts) and the parser (envelope/parse.ts). */
-export interface RequestLimits {
-  maxBodyBytes: number;
-  maxEnvelopeBytes: number;
-  maxEventItemBytes: number;
-  maxItems: number;
-  maxHeaderBytes: number;
-  maxItemHeaderBytes: number;
-  maxTotalHeaderBytes: number;
-  bodyTimeoutMs: number;
-  /** After a refusal sent before the body arrived: how long the rest is still read and dropped (service-kit linger.ts). */
-  refusedBodyLingerMs: number;
-  /** A compressed body may expand to at most this many times its size (beyond a 1 MiB floor). */
-  maxDecompressionRatio: number;
 }
