@@ -28,9 +28,12 @@ import { quotaStage } from './stages/quota.ts';
 import { rateLimitStage } from './stages/rate-limit.ts';
 import { scrubStage } from './stages/scrub.ts';
 
+export type { Target } from '../core/types.ts';
 export type { Envelope, EnvelopeHeader } from '../envelope/types.ts';
+export { OutcomeAggregator } from './client-report.ts';
 export type { Arrival, AuthorizedProject, LiveProjectSet, ProjectStages, Projects } from './flight.ts';
-export { pageTokenOf } from './quota/stage.ts';
+export { createQuotaStage, pageTokenOf } from './quota/stage.ts';
+export { RateLimits } from './rate-limit.ts';
 export { type BodyLimits, readBody } from './read-body.ts';
 export { namedQuery, REPORT_TYPES, reportEnvelope, stamps } from './security-report.ts';
 export { originRefusal } from './stages/origin.ts';
