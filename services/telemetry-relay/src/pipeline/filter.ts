@@ -1,4 +1,4 @@
-// Stage 6: drop error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
+// Drops error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
 // other item types are never touched. Only events containing a rule literal are parsed (the prefilter never changes
 // a decision); one nested deeper than Sentry's parser allows is refused before JSON.parse spends time on it.
 import { type IgnoreRule, matchEvent } from '@app/telemetry-rules';

@@ -1,4 +1,4 @@
-// Stage 1: the request body as bytes, bounded on the wire, after decompression (at most maxDecompressionRatio
+// The request body as bytes, bounded on the wire, after decompression (at most maxDecompressionRatio
 // times the bytes received, beyond RATIO_FLOOR: a 40-byte bomb stops within a megabyte), in time and by the memory
 // budget; the envelope header line is handed over as soon as it arrives (body-sink.ts).
 import type { Readable } from 'node:stream';

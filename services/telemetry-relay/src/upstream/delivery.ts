@@ -1,4 +1,4 @@
-// Stage 8: every accepted envelope reaches upstream at least once: `accept` keeps it by SPOOL_MODE's promise, `pump`
+// Every accepted envelope reaches upstream at least once: `accept` keeps it by SPOOL_MODE's promise, `pump`
 // sends held then spooled envelopes oldest first within the concurrency and memory budget, `close` spools the rest.
 // Short of memory it waits on disk, never dropped; a full spool is a 503, a client over its share a 429 (decision 011).
 import type { FastifyBaseLogger } from 'fastify';

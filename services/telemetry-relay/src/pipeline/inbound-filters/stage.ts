@@ -1,4 +1,4 @@
-// Stage 6, beside the ignore rules: Relay's inbound filters. An event, transaction or CSP report one of them matches
+// Beside the ignore rules, Relay's inbound filters. An event, transaction or CSP report one of them matches
 // is dropped with the envelope's attachments, and reported with the filter's id as the reason (Relay's outcome
 // `filtered` with its FilterStatKey). Items are parsed only past the gate, and at most once (parsed-event.ts).
 

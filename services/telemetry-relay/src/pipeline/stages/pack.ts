@@ -1,5 +1,4 @@
-// What is sent: the items left and a client report of the drops, serialized again only when something changed.
-
+// What is sent: the items left and a client report of the drops, serialized again when something changed.
 import type { Target } from '../../core/types.ts';
 import { serializeEnvelope } from '../../envelope/serialize.ts';
 import { tallyText } from '../../ops/tally.ts';
