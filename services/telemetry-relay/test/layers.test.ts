@@ -14,12 +14,12 @@ const LAYERS: ReadonlyArray<{ name: string; holds: readonly string[]; imports: r
   { name: 'pipeline', holds: ['pipeline/'], imports: ['core', 'envelope', 'ops', 'pii'] },
   { name: 'spool', holds: ['spool/'], imports: ['core', 'envelope'] },
   { name: 'upstream', holds: ['upstream/'], imports: ['core', 'envelope', 'ops', 'spool'] },
-  { name: 'projects', holds: ['projects/'], imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'upstream'] },
+  { name: 'projects', holds: ['projects/'], imports: ['core', 'envelope', 'pipeline'] },
   { name: 'routes', holds: ['routes/'], imports: ['core', 'ops', 'pipeline'] },
   {
     name: 'service',
     holds: ['config.ts', 'app.ts', 'main.ts'],
-    imports: ['core', 'envelope', 'ops', 'pii', 'pipeline', 'spool', 'upstream', 'projects', 'routes'],
+    imports: ['core', 'ops', 'pipeline', 'upstream', 'projects', 'routes'],
   },
 ];
 
