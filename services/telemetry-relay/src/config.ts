@@ -35,7 +35,7 @@ export interface Config extends ShorthandConfig {
   metricsPort: number | undefined;
   /** What is running, for relay_build_info: RELEASE and REVISION (set by the image build). */
   build: { version: string; revision: string };
-  /** The one byte budget for everything held in memory (src/memory/budget.ts). */
+  /** The one byte budget for everything held in memory (core/memory/budget.ts). */
   memory: {
     budgetBytes: number;
     /** Most of the budget one client (address) may hold at once. */

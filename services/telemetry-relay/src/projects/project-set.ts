@@ -24,7 +24,7 @@ export interface ProjectSet {
   authorize(header: Readonly<Record<string, unknown>>): ProjectAuthorized;
   /** Some project allows callers on `origin`: the tunnel's preflight carries no DSN to choose a project by. */
   anyAllowsOrigin(origin: string): boolean;
-  /** A spooled row may still go where it was going (upstream/destinations.ts) under this set. */
+  /** A spooled row may still go where it was going (destinations.ts) under this set. */
   isAllowedDestination(target: { url: string; dsnKey: string }): boolean;
 }
 
