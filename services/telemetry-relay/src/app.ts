@@ -1,24 +1,13 @@
 // The relay assembled from its configuration: front door, tunnel and CSP routes, spool, delivery and metrics.
 import { accessSync, constants } from 'node:fs';
-import { closeUnfinishedOnSend, createFrontDoor, lingerLimits, networkOf, type ServiceApp } from '@app/service-kit';
+import { createFrontDoor, lingerLimits, networkOf, type ServiceApp } from '@app/service-kit';
 import type { Config } from './config.ts';
-import { quote } from './errors.ts';
-import { createClientShares, createMemoryBudget } from './memory/budget.ts';
+import { createClientShares, createMemoryBudget } from './core/memory/budget.ts';
 import { createMetrics } from './ops/metrics.ts';
-import { OutcomeAggregator } from './pipeline/client-report.ts';
-import { createQuotaStage } from './pipeline/quota/stage.ts';
-import { RateLimits } from './pipeline/rate-limit.ts';
-import { createLiveProjects, type LiveProjects } from './projects/live.ts';
-import { compileProjectSet } from './projects/project-set.ts';
-import { watchProjectsFile } from './projects/watch.ts';
-import { lingerUnread } from './routes/refuse.ts';
-import { securityReports } from './routes/security-reports.ts';
-import { answerServerErrors } from './routes/server-errors.ts';
-import { createTunnelHandler, isTunnelUrl } from './routes/tunnel.ts';
-import { openSpool } from './spool/spool.ts';
-import type { Target } from './types.ts';
-import { createDelivery } from './upstream/delivery.ts';
-import { createForwarder } from './upstream/forward.ts';
+import { createPipeline, createQuotaStage, OutcomeAggregator, RateLimits, type Target } from './pipeline/index.ts';
+import { type LiveProjects, loadProjects } from './projects/index.ts';
+import { serveRoutes } from './routes/index.ts';
+import { createDelivery, createForwarder, openSpool } from './upstream/index.ts';
 
 /** The ledger's project labels: the allowlist's project ids, and "loopback" when loopback DSNs are allowed. */
 const ledgerProjects = (config: Config) => [
@@ -137,21 +126,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     retryMaxMs: config.upstream.retryMaxMs,
   });
   memoryQueue = () => delivery.memoryCount;
-  const live = createLiveProjects(
-    compileProjectSet(config.projects.initial, projectSetOptions, config.projects.sha256),
-    {
-      file: config.projects.file,
-      document: { derivedTunnelPaths: config.projects.derivedTunnelPaths },
-      set: projectSetOptions,
-      registry: metrics.registry,
-      log: app.log,
-    },
-  );
+  const { live, close: stopWatching } = loadProjects(config.projects, projectSetOptions, {
+    registry: metrics.registry,
+    log: app.log,
+  });
   projects = live;
-  const watcher =
-    config.projects.file === undefined
-      ? undefined
-      : watchProjectsFile(config.projects.file, () => live.reload('watch'), config.projects.watchDebounceMs);
   const { lostRows, orphanFiles, expiredRows } = spool.recovered;
   if (lostRows > 0) {
     metrics.spoolDropped.inc({ reason: 'lost' }, lostRows);
@@ -194,41 +173,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
   });
 
-  // What both routes' stages read: the tunnel's and the CSP reports'.
-  const routeOptions = { config, metrics, rateLimits, quotas, delivery, outcomes, shares, projects: live };
-  const tunnel = createTunnelHandler({
-    ...routeOptions,
-    log: app.log,
+  // The stages both routes hand their requests to: the tunnel's and the CSP reports'.
+  const pipeline = createPipeline({
+    upstreamUrl: config.upstreamUrl,
+    limits: config.limits,
+    metrics,
+    rateLimits,
+    quotas,
+    delivery,
+    outcomes,
+  });
+  await serveRoutes(door, {
+    config,
+    metrics,
+    pipeline,
+    shares,
+    projects: live,
+    linger,
     draining: () => readiness.draining,
     closing: () => closing,
   });
-  door.addLane('tunnel', (req, res) => {
-    if (!config.tunnelPaths.some((path) => isTunnelUrl(req.url, path))) return false;
-    tunnel(req, res);
-    return true;
-  });
-
-  // Fastify's own 404 echoes the whole URL in its body and log line.
-  app.setNotFoundHandler((req, reply) =>
-    reply
-      .code(404)
-      .send({ error: 'not_found', detail: `no route for ${req.method} ${quote(req.url.split('?')[0] ?? '', 64)}` }),
-  );
-  // A Fastify answer sent before its body arrived (a 404, the body parser's 413) ends the connection as a refusal does.
-  app.addHook(
-    'onSend',
-    closeUnfinishedOnSend(linger, (end) => metrics.lingers.inc({ end })),
-  );
-  // While closing, Fastify answers 503 before any hook runs: a body still arriving is read and dropped the same way.
-  door.addLane('closing', (req) => {
-    if (closing) lingerUnread(req, linger, metrics);
-    return false;
-  });
-  // skipRequestLog above turns Fastify's error lines off too: a route's 500 is logged and counted here.
-  app.setErrorHandler(answerServerErrors(metrics));
-
-  // CSP violation reports beside the tunnel path; few and small, so through Fastify (routes/security-reports.ts).
-  await app.register(securityReports, routeOptions);
 
   // With METRICS_PORT, an admin port: clients holding every tunnel connection (MAX_CONNECTIONS) cannot make the pod
   // look dead.
@@ -236,7 +200,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onClose', async () => {
     clearInterval(outcomeTimer);
-    watcher?.close();
+    stopWatching();
     await sendOutcomes();
     await delivery.close(Math.min(config.server.shutdownGraceMs / 2, config.upstream.requestTimeoutMs));
     await forwarder.close();

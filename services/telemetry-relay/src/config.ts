@@ -10,25 +10,32 @@ import {
   readServerConfig,
   readTrustedProxyHops,
 } from '@app/service-kit';
-import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from './envelope/parse.ts';
-import { defaultBudgetBytes } from './memory/limit.ts';
+import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES, type RequestLimits } from './core/limits.ts';
+import { defaultBudgetBytes } from './core/memory/limit.ts';
+import type { SpoolMode } from './core/types.ts';
 import { type ProjectsConfig, readProjectsConfig, type ShorthandConfig } from './projects/env-config.ts';
-import type { RouteConfig } from './routes/route-config.ts';
-import type { SpoolMode } from './types.ts';
 
 const MiB = 1024 * 1024;
 /** A per-user directory: a fixed name in the shared temp dir could be created (or linked) by another user first. */
 const DEFAULT_SPOOL_DIR = join(tmpdir(), `telemetry-relay-${process.getuid?.() ?? 'user'}`, 'spool');
 
-/** Every environment variable the service reads, validated in one place (RouteConfig holds the routes' part). */
-export interface Config extends RouteConfig, ShorthandConfig {
+/** Every environment variable the service reads, validated in one place (routes/route-config.ts: the routes' part). */
+export interface Config extends ShorthandConfig {
+  /** TUNNEL_PATH, else for each of ALLOWED_DSNS the path SDK 11's `tunnel: true` derives; no trailing slash. */
+  tunnelPaths: string[];
+  /** UPSTREAM_URL: every envelope goes here instead of its DSN's own Sentry. */
+  upstreamUrl: URL | undefined;
+  trustedProxyHops: number;
+  /** LOG_SAMPLE_EVERY: one accepted envelope in this many is logged. */
+  logSampleEvery: number;
+  limits: RequestLimits;
   /** The projects and the one-project shorthand (projects/env-config.ts). */
   projects: ProjectsConfig;
   server: ServerConfig;
   metricsPort: number | undefined;
   /** What is running, for relay_build_info: RELEASE and REVISION (set by the image build). */
   build: { version: string; revision: string };
-  /** The one byte budget for everything held in memory (src/memory/budget.ts). */
+  /** The one byte budget for everything held in memory (core/memory/budget.ts). */
   memory: {
     budgetBytes: number;
     /** Most of the budget one client (address) may hold at once. */

@@ -2,7 +2,7 @@
 // relay_envelopes_rejected_total over the step, each reason with the status it is answered with) and what wrk saw
 // besides (answers with another status the relay did not count, socket errors by kind), summed over the rounds.
 import { num } from '@app/test-kit/growth-report';
-import { type RejectCode, RelayError } from '../../src/errors.ts';
+import { type RejectCode, RelayError } from '../../src/core/errors.ts';
 import type { WrkErrors } from './harness.ts';
 
 const SOCKET_ERRORS = ['connect', 'read', 'write', 'timeout'] as const;

@@ -1,7 +1,7 @@
 // Envelopes the relay makes itself (CSP reports → raw_security items) are sized before a byte of them exists, held
 // to the tunnel's own limits, and written once into a buffer of exactly that size: the caller charges the size to the
 // memory budget in between (issue 24: a 106 KiB batch used to become tens of megabytes, uncharged).
-import { RelayError } from '../errors.ts';
+import { RelayError } from '../core/errors.ts';
 import type { Envelope, EnvelopeItem } from './types.ts';
 
 export interface BuildLimits {

@@ -1,7 +1,8 @@
-// Stages 2 and 4: the header line (parseEnvelopeHeader, as it arrives, so the DSN is authorized before any item is
+// The envelope's header line (parseEnvelopeHeader, as it arrives, so the DSN is authorized before any item is
 // read), then the items as Relay's `Envelope::parse_request` accepts them: Headers { "\n" Item } [ "\n" ], a payload of
 // `length` bytes or up to the next "\n"; views into the body (forwarded byte for byte); errors name the byte offset.
-import { RelayError } from '../errors.ts';
+import { RelayError } from '../core/errors.ts';
+import { DEFAULT_MAX_ITEM_HEADER_BYTES, DEFAULT_MAX_TOTAL_HEADER_BYTES } from '../core/limits.ts';
 import { NEWLINE } from './bytes.ts';
 import { ENVELOPE_HEADER_FIELDS, ITEM_HEADER_FIELDS, REQUEST_META_KEYS } from './header-fields.ts';
 import { readHeader } from './header-json.ts';
@@ -19,14 +20,6 @@ export interface ParseLimits {
   /** All header lines of one envelope together, whitespace between items included (default DEFAULT_MAX_TOTAL_HEADER_BYTES). */
   maxTotalHeaderBytes?: number;
 }
-
-/**
- * An item header holds a type, a length, a content type and at most a file name (255 bytes on common file systems,
- * 1.5 KiB written as \u escapes): 8 KiB leaves five times that, and bounds what JSON.parse sees per item.
- */
-export const DEFAULT_MAX_ITEM_HEADER_BYTES = 8 * 1024;
-/** A full 64 KiB envelope header plus 1000 items (MAX_ITEMS' default) of ~190-byte headers. */
-export const DEFAULT_MAX_TOTAL_HEADER_BYTES = 256 * 1024;
 
 /** Item types whose payload is a single JSON event-like document, bounded like Relay's max_event_size. */
 const EVENT_LIKE = new Set(['event', 'transaction', 'feedback', 'user_report', 'security', 'check_in']);

@@ -1,8 +1,9 @@
-// Stage 3: the envelope header's `dsn` must name an allowed destination (scheme, host, project id and public key
+// The envelope header's `dsn` must name an allowed destination (scheme, host, project id and public key
 // all equal), so the relay is never an open proxy. It needs the header line alone, so it runs as soon as that arrives.
+
+import { quote, RelayError } from '../core/errors.ts';
 import { createDsnAllowlist } from '../envelope/allowlist.ts';
 import { type Dsn, isLoopbackHost, MAX_DSN_CHARS, parseDsn } from '../envelope/dsn.ts';
-import { quote, RelayError } from '../errors.ts';
 
 export interface Authorized {
   dsn: Dsn;

@@ -1,9 +1,10 @@
 // Collects a body into one buffer, charging the memory budget for each byte before it is kept, and hands the header
 // line over as soon as it has arrived. A declared length is allocated once but charged as bytes arrive; what such
 // allocations reserve ahead is bounded per process (AHEAD_LIMIT): docs/decisions/003-memory-budget.md.
+
+import { RelayError } from '../core/errors.ts';
+import type { Hold, Shortage } from '../core/memory/budget.ts';
 import { NEWLINE } from '../envelope/bytes.ts';
-import { RelayError } from '../errors.ts';
-import type { Hold, Shortage } from '../memory/budget.ts';
 
 const GROW_FROM = 256 * 1024;
 export const AHEAD_LIMIT = 64 * 1024 * 1024;

@@ -1,7 +1,8 @@
 // Client reports for what the relay dropped, so Sentry's stats count the events that never arrived.
+
+import type { Discarded } from '../core/types.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import type { Discarded } from '../types.ts';
 
 /**
  * A `client_report` item telling Sentry what the relay discarded, so the project's stats stay true

@@ -1,13 +1,13 @@
-// Stage 6: drop error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
+// Drops error events an ignore rule matches (@app/telemetry-rules) and the envelope's attachments with them;
 // other item types are never touched. Only events containing a rule literal are parsed (the prefilter never changes
 // a decision); one nested deeper than Sentry's parser allows is refused before JSON.parse spends time on it.
 import { type IgnoreRule, matchEvent } from '@app/telemetry-rules';
 import { createPrefilter } from '@app/telemetry-rules/prefilter';
+import { RelayError } from '../core/errors.ts';
+import type { Discarded } from '../core/types.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import type { Envelope, EnvelopeItem } from '../envelope/types.ts';
-import { RelayError } from '../errors.ts';
 import { tableable } from '../pii/byte-scan.ts';
-import type { Discarded } from '../types.ts';
 import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
 import { parsedPayload } from './parsed-event.ts';

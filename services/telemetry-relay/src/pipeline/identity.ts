@@ -1,4 +1,4 @@
-// Stage 7: who sent the envelope, for Sentry's IP, geo and browser inference: the client's address (service-kit's
+// Who sent the envelope, for Sentry's IP, geo and browser inference: the client's address (service-kit's
 // clientAddress), sent as X-Sentry-Forwarded-For unless SCRUB_IP_ADDRESSES; only listed headers are copied (never
 // cookies or Authorization); Referer cut to its origin (Sentry reads only that; a path may carry a token).
 import type { IncomingHttpHeaders } from 'node:http';

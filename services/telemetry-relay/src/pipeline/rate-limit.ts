@@ -1,10 +1,11 @@
-// Stage 5: limits learnt from upstream's answers, per DSN and category, enforced here so a limited project does not
+// Limits learnt from upstream's answers, per DSN and category, enforced here so a limited project does not
 // make the relay hammer Sentry; the SDK gets the same headers back. Per DSN: the relay cannot know which projects
 // share an organization, so an organization-wide limit is learnt per project.
+
+import type { Discarded } from '../core/types.ts';
 import { itemCategory } from '../envelope/categories.ts';
 import type { ParsedLimit } from '../envelope/rate-limit-header.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import type { Discarded } from '../types.ts';
 
 const ALL = '';
 

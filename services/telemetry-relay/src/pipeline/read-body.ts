@@ -1,9 +1,9 @@
-// Stage 1: the request body as bytes, bounded on the wire, after decompression (at most maxDecompressionRatio
+// The request body as bytes, bounded on the wire, after decompression (at most maxDecompressionRatio
 // times the bytes received, beyond RATIO_FLOOR: a 40-byte bomb stops within a megabyte), in time and by the memory
 // budget; the envelope header line is handed over as soon as it arrives (body-sink.ts).
 import type { Readable } from 'node:stream';
-import { quote, RelayError } from '../errors.ts';
-import type { Hold } from '../memory/budget.ts';
+import { quote, RelayError } from '../core/errors.ts';
+import type { Hold } from '../core/memory/budget.ts';
 import { charge, createBodySink } from './body-sink.ts';
 import { type Decoder, encodingFor, HEAD_BYTES, SUPPORTED_ENCODINGS } from './decoders.ts';
 import { readSmallBody, SMALL_BODY_BYTES } from './small-body.ts';

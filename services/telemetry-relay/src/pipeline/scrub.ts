@@ -1,11 +1,12 @@
-// Stage 6b (after filter, before identity): data scrubbing (src/pii) on the item types Relay scrubs (SCRUBBERS); the
+// Data scrubbing (src/pii) on the item types Relay scrubs (SCRUBBERS); the
 // others pass as Relay's defaults leave them. A byte scan proves most items need nothing before any JSON is parsed; a
 // changed item is re-serialized, the others keep their bytes.
+
+import { RelayError } from '../core/errors.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../envelope/json-depth.ts';
 import { hasDuplicateKeys } from '../envelope/json-members.ts';
 import { createItem } from '../envelope/serialize.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import { RelayError } from '../errors.ts';
 import { scrubCheckIn } from '../pii/check-in.ts';
 import { scrubContainer } from '../pii/containers.ts';
 import {
@@ -23,6 +24,9 @@ import { scrubUserReport } from '../pii/user-report.ts';
 import type { Obj } from '../pii/walk.ts';
 import { ScanPlan } from './item-scan.ts';
 import { ItemTexts } from './item-text.ts';
+
+/** The stage's settings, as a project configures them (projects/). */
+export { DEFAULT_SCRUB_SETTINGS, type ScrubSettings } from '../pii/index.ts';
 
 /** Scrubs a parsed item in place; returns what matched (empty: unchanged, the item keeps its bytes). */
 type ItemScrubber = (parsed: Obj, compiled: CompiledScrub, item: EnvelopeItem) => Hit[];

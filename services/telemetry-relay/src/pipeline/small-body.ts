@@ -1,8 +1,8 @@
 // A fast path for reading the common small body, with the same limits and charging as the general one.
 import type { Readable } from 'node:stream';
+import { RelayError } from '../core/errors.ts';
+import type { Hold } from '../core/memory/budget.ts';
 import { NEWLINE } from '../envelope/bytes.ts';
-import { RelayError } from '../errors.ts';
-import type { Hold } from '../memory/budget.ts';
 import { charge } from './body-sink.ts';
 
 /**

@@ -4,9 +4,9 @@
 import { type IgnoreRule, ignoreRules } from '@app/telemetry-rules';
 import { tunnelPathOf } from '@app/telemetry-rules/tunnel-path';
 import { parseDsn } from '../envelope/dsn.ts';
-import { DEFAULT_SCRUB_SETTINGS, type ScrubSettings } from '../pii/index.ts';
 import { filterIdsFrom } from '../pipeline/inbound-filters/settings.ts';
 import { NO_QUOTAS, parseQuotaSettings } from '../pipeline/quota/settings.ts';
+import { DEFAULT_SCRUB_SETTINGS, type ScrubSettings } from '../pipeline/scrub.ts';
 import type { ProjectSettings } from './project.ts';
 import { type FileProblem, pathOf, schemaProblems } from './schema.ts';
 

@@ -4,7 +4,7 @@
 import type { Dsn } from '../envelope/dsn.ts';
 import { createAuthorizer } from '../pipeline/authorize.ts';
 import type { ScrubLimits } from '../pipeline/scrub.ts';
-import { createDestinationCheck } from '../upstream/destinations.ts';
+import { createDestinationCheck } from './destinations.ts';
 import { compileProject, type Project, type ProjectAuthorized, type ProjectSettings } from './project.ts';
 
 export interface ProjectSetOptions {
@@ -20,11 +20,11 @@ export interface ProjectSet {
   readonly sha256: string | undefined;
   /** When this set was loaded, ms since the epoch. */
   readonly loadedAt: number;
-  /** Stage 3 and the project lookup: the header's DSN allowed, with its project (one Map lookup per envelope). */
+  /** Authorization and the project lookup: the header's DSN allowed, with its project (one Map lookup per envelope). */
   authorize(header: Readonly<Record<string, unknown>>): ProjectAuthorized;
   /** Some project allows callers on `origin`: the tunnel's preflight carries no DSN to choose a project by. */
   anyAllowsOrigin(origin: string): boolean;
-  /** A spooled row may still go where it was going (upstream/destinations.ts) under this set. */
+  /** A spooled row may still go where it was going (destinations.ts) under this set. */
   isAllowedDestination(target: { url: string; dsnKey: string }): boolean;
 }
 

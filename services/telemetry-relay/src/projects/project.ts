@@ -3,7 +3,6 @@
 import type { IgnoreRule } from '@app/telemetry-rules';
 import type { Dsn } from '../envelope/dsn.ts';
 import type { EnvelopeItem } from '../envelope/types.ts';
-import type { ScrubSettings } from '../pii/index.ts';
 import type { Authorized } from '../pipeline/authorize.ts';
 import { createFilter } from '../pipeline/filter.ts';
 import type { InboundFilterSettings } from '../pipeline/inbound-filters/settings.ts';
@@ -11,6 +10,7 @@ import { createInboundFilters } from '../pipeline/inbound-filters/stage.ts';
 import { ScanPlan } from '../pipeline/item-scan.ts';
 import type { ItemTexts } from '../pipeline/item-text.ts';
 import type { QuotaSettings } from '../pipeline/quota/settings.ts';
+import type { ScrubSettings } from '../pipeline/scrub.ts';
 import { createScrubber, type ScrubLimits, type ScrubResult } from '../pipeline/scrub.ts';
 
 /** A project's settings as configured (docs/decisions/050 maps each to Sentry Relay's project config). */
@@ -44,7 +44,7 @@ export interface Project {
   readonly origins: ReadonlySet<string> | undefined;
 }
 
-/** An envelope's authorization and its project: what the stages after stage 3 read. */
+/** An envelope's authorization and its project: what the stages after authorization read. */
 export interface ProjectAuthorized extends Authorized {
   readonly settings: Project;
 }

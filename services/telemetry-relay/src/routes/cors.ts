@@ -2,8 +2,8 @@
 // request, and reads an answer only when it names the page's origin. The allowed origin is echoed, never `*`, with
 // `Vary: Origin` so no cache serves one origin's answer to another; the headers the SDK reads are exposed.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { quote, RelayError } from '../errors.ts';
-import type { Project } from '../projects/project.ts';
+import { RelayError } from '../core/errors.ts';
+import { originRefusal } from '../pipeline/index.ts';
 
 /** What the browser SDK reads from an answer: its rate limits and how long to pause. */
 export const EXPOSED_HEADERS = 'X-Sentry-Rate-Limits, Retry-After';
@@ -67,15 +67,4 @@ export const isPreflight = (req: IncomingMessage): boolean =>
   req.headers.origin !== undefined &&
   req.headers['access-control-request-method'] !== undefined;
 
-export const notAllowed = (origin: string): RelayError =>
-  new RelayError('origin_not_allowed', `pages on ${quote(origin, 128)} may not send to this relay's projects`);
-
-/**
- * On a POST from another host, once its project is known: refused unless the project lists the origin, else the
- * answer made readable to it. A project without an origin list (the environment without ALLOWED_ORIGINS) is as before.
- */
-export function admitOrigin(res: ServerResponse, origin: string, project: Project): void {
-  if (project.origins === undefined) return;
-  if (!project.origins.has(origin)) throw notAllowed(origin);
-  allowOrigin(res, origin);
-}
+export const notAllowed = (origin: string): RelayError => new RelayError('origin_not_allowed', originRefusal(origin));

@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type LingerLimits, lingerWhileUnread } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RelayError } from '../errors.ts';
+import type { RelayError } from '../core/errors.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
 
 /** A refusal as a route sends it: status, headers and the JSON body `{"error", "detail"}`. */

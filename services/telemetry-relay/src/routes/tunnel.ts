@@ -1,23 +1,26 @@
-// POST <TUNNEL_PATH>, stages in the order the code runs: 1 bound (the header line 2 parsed and 3 authorized as it
-// arrives) → 4 parse items → envelope-stages.ts: 5 rate-limit → 6 filter → 7 identity → 8 deliver (9 forward).
-// Served by node:http ahead of Fastify, doing by hand what Fastify would (decision 002).
+// POST <TUNNEL_PATH>: the body read within limits, its header line and then its items handed to the pipeline
+// (pipeline/index.ts), its answer written. Served by node:http ahead of Fastify, as Fastify would (decision 002).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, lingerLimits, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
-import { parseEnvelope, parseEnvelopeHeader } from '../envelope/parse.ts';
-import type { EnvelopeHeader } from '../envelope/types.ts';
-import { RelayError } from '../errors.ts';
-import type { ClientShares } from '../memory/budget.ts';
+import { RelayError } from '../core/errors.ts';
+import type { ClientShares } from '../core/memory/budget.ts';
 import { counting } from '../ops/metrics.ts';
-import { pageTokenOf } from '../pipeline/quota/stage.ts';
-import { readBody } from '../pipeline/read-body.ts';
-import type { ProjectAuthorized } from '../projects/project.ts';
+import {
+  type Answer,
+  type Arrival,
+  type AuthorizedProject,
+  type EnvelopeHeader,
+  type Pipeline,
+  pageTokenOf,
+  readBody,
+} from '../pipeline/index.ts';
 import { createAnswersAfterTurn } from './answers-after-turn.ts';
-import { admitOrigin, crossOrigin, isPreflight, preflightAnswer } from './cors.ts';
-import { createEnvelopeStages, type StageOptions } from './envelope-stages.ts';
+import { allowOrigin, crossOrigin, isPreflight, preflightAnswer } from './cors.ts';
 import { lingerUnread, refuse } from './refuse.ts';
+import type { RouteOptions } from './route-config.ts';
 
-export interface TunnelOptions extends StageOptions {
+export interface TunnelOptions extends RouteOptions {
   /** The memory budget, shared fairly between clients. */
   shares: ClientShares;
   log: FastifyBaseLogger;
@@ -48,7 +51,7 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
   const linger = lingerLimits(config.limits.refusedBodyLingerMs, config.limits.maxBodyBytes);
   let requests = 0;
   const received = counting(metrics.received)();
-  const deliverEnvelope = createEnvelopeStages(options);
+  const pipeline: Pipeline = options.pipeline;
   const answerAfterTurn = createAnswersAfterTurn();
 
   const send = (
@@ -105,13 +108,19 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     // The body is read within the client's share of the memory budget, released once the envelope is safe.
     const hold = shares.hold(ip);
     let header: EnvelopeHeader | undefined;
-    let authorized: ProjectAuthorized | undefined;
-    // The projects in force when the request arrived: a reload meanwhile does not change this envelope's settings.
-    const projects = options.projects.current();
+    let authorized: AuthorizedProject | undefined;
     const origin = crossOrigin(req);
+    // The projects in force when the request arrived: a reload meanwhile does not change this envelope's settings.
+    const arrival: Arrival = {
+      projects: options.projects.current(),
+      origin,
+      pageToken: () => pageTokenOf(req.headers, req.url),
+      header: {},
+      authorized: undefined,
+    };
     /** The 200 and its sampled log line; the client's memory hold is released before (`answered`, or at once). */
-    const reply = (body: string) => {
-      send(req, res, 200, body);
+    const reply = ({ body, headers }: Answer) => {
+      send(req, res, 200, body, headers);
       if (requests++ % config.logSampleEvery === 0) {
         log.info(
           {
@@ -123,9 +132,9 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
         );
       }
     };
-    const answered = (body: string) => {
+    const answered = (answer: Answer) => {
       hold.release();
-      reply(body);
+      reply(answer);
     };
     const failed = (error: unknown) => {
       hold.release();
@@ -144,13 +153,12 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
     readBody(req, req.headers, bodyLimits, {
       hold,
       onHeaderLine(line) {
-        header = parseEnvelopeHeader(line, config.limits);
-        authorized = projects.authorize(header);
-        if (origin !== undefined) admitOrigin(res, origin, authorized.settings);
-        // Before the body is read: a forged sender costs a header line, not an envelope (pipeline/quota/).
-        options.quotas.checkPageToken(authorized.settings.quotas, authorized.dsn.publicKey, () =>
-          pageTokenOf(req.headers, req.url),
-        );
+        try {
+          ({ header, authorized } = pipeline.admitHeader(line, arrival));
+        } finally {
+          // A caller its project lists reads the answer, a refusal after the origin stage (a page token's) too.
+          if (origin !== undefined && arrival.authorized?.settings.origins?.has(origin)) allowOrigin(res, origin);
+        }
       },
     }).then((body) => {
       try {
@@ -159,8 +167,8 @@ export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
         }
         // A string when the envelope is safe at once (fast mode): no promise per stage, answered with the rest of
         // this turn's answers after its sends (answers-after-turn.ts).
-        const answer = deliverEnvelope(req, res, ip, parseEnvelope(body, config.limits, header), authorized);
-        if (typeof answer === 'string') {
+        const answer = pipeline.process(body, header, authorized, { address: ip, headers: req.headers });
+        if (!(answer instanceof Promise)) {
           hold.release();
           answerAfterTurn(() => reply(answer));
         } else answer.then(answered, failed);

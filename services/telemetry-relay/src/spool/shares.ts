@@ -1,7 +1,7 @@
 // Each client (its network, service-kit's clientNetwork) may keep only a share of the spool's envelopes and bytes,
 // so one client cannot fill it while upstream is down and turn a local condition into everyone's refusal.
 // docs/decisions/011-spool-shares-and-full-spool.md.
-import { RelayError } from '../errors.ts';
+import { RelayError } from '../core/errors.ts';
 
 /** Envelopes and their body bytes. */
 export interface Tally {

@@ -1,17 +1,17 @@
-// Stage 8: every accepted envelope reaches upstream at least once: `accept` keeps it by SPOOL_MODE's promise, `pump`
+// Every accepted envelope reaches upstream at least once: `accept` keeps it by SPOOL_MODE's promise, `pump`
 // sends held then spooled envelopes oldest first within the concurrency and memory budget, `close` spools the rest.
 // Short of memory it waits on disk, never dropped; a full spool is a 503, a client over its share a 429 (decision 011).
 import type { FastifyBaseLogger } from 'fastify';
-import { RelayError } from '../errors.ts';
-import type { MemoryBudget } from '../memory/budget.ts';
+import { RelayError } from '../core/errors.ts';
+import type { MemoryBudget } from '../core/memory/budget.ts';
+import type { SpoolMode } from '../core/types.ts';
 import type { RelayMetrics } from '../ops/metrics.ts';
-import { ClientTally, refuseOverLimits } from '../spool/shares.ts';
 import type { Lease, Spool, SpoolEntry } from '../spool/spool.ts';
 import { createSpoolWriter } from '../spool/writer.ts';
-import type { SpoolMode } from '../types.ts';
 import { type Attempt, createAttempts, type RateLimitLearner } from './attempt.ts';
 import { reportSpoolDropped } from './dropped.ts';
 import type { Forwarder } from './forward.ts';
+import { MemoryOnly } from './memory-only.ts';
 import { createOutage } from './outage.ts';
 import { replayWindowLimit, startReplayPace } from './replay-pace.ts';
 
@@ -103,10 +103,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   let replayingBytes = 0;
   /** Replayed rows being sent, bounded by the pace's window. */
   let replayCount = 0;
-  let memoryOnlyBytes = 0;
-  let memoryOnlyCount = 0;
-  /** Fast mode's memory-only envelopes by client, beside what the spool keeps of each (spool.heldBy). */
-  const memoryOnlyByClient = new ClientTally();
+  /** Fast mode's memory-only envelopes, beside what the spool keeps (spool.heldBy). */
+  const memoryOnly = new MemoryOnly<Job>();
   const limits = {
     maxEnvelopes: options.maxSpoolEnvelopes,
     maxBytes: options.maxSpoolBytes,
@@ -114,7 +112,6 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     perClientBytes: options.perClientSpoolBytes,
   };
   const inFlight = new Set<Promise<void>>();
-  const memoryJobs = new Set<Job>();
   /** Accepted envelopes to send now, in order. */
   const waiting: Job[] = [];
 
@@ -146,17 +143,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       heldBytes -= job.charge;
       job.charge = 0;
     }
-    forget(job);
-  };
-  /** A fast-mode job no longer only in memory: delivered, dropped, or spooled. */
-  const forget = (job: Job) => {
-    if (!job.memoryOnly) return;
-    job.memoryOnly = false;
-    memoryJobs.delete(job);
-    const { body, client } = job.entry as SpoolEntry;
-    memoryOnlyBytes -= body.length;
-    memoryOnlyCount--;
-    memoryOnlyByClient.remove(client, body.length);
+    memoryOnly.forget(job);
   };
 
   /**
@@ -242,14 +229,6 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
   };
 
-  const refuseWhenFull = (client: string | undefined, size: number) => {
-    const total = { count: spool.count + memoryOnlyCount, bytes: spool.bytes + memoryOnlyBytes };
-    const kept = spool.heldBy(client);
-    const inMemory = memoryOnlyByClient.of(client);
-    const own = { count: kept.count + inMemory.count, bytes: kept.bytes + inMemory.bytes };
-    refuseOverLimits(limits, total, own, size);
-  };
-
   const replayTimer = setInterval(pump, REPLAY_TICK_MS);
   replayTimer.unref();
   const expireTimer = setInterval(() => {
@@ -259,24 +238,21 @@ export function createDelivery(options: DeliveryOptions): Delivery {
 
   return {
     get memoryCount() {
-      return memoryOnlyCount;
+      return memoryOnly.count;
     },
     accept(partial) {
       if (closing) throw new RelayError('draining', 'the relay is shutting down; retry on another instance');
       const client = partial.client === undefined ? undefined : options.clientNetwork(partial.client);
       const entry: SpoolEntry = { ...partial, client, attempts: 0 };
       const size = entry.body.length;
-      refuseWhenFull(client, size);
+      memoryOnly.refuseWhenFull(spool, limits, client, size);
       // Held and sent now only while upstream is up and memory has room; otherwise replay takes it from disk.
       const sendNow = outage.healthy && heldBytes + size <= options.maxMemoryBytes && budget.take(size);
       if (sendNow) heldBytes += size;
       if (mode === 'fast' && sendNow) {
         // Safe by fast mode's promise already: no promise to wait for (the tunnel answers in the same turn).
-        const job: Job = { entry, id: undefined, charge: size, memoryOnly: true };
-        memoryJobs.add(job);
-        memoryOnlyBytes += size;
-        memoryOnlyCount++;
-        memoryOnlyByClient.add(client, size);
+        const job: Job = { entry, id: undefined, charge: size, memoryOnly: false };
+        memoryOnly.hold(job);
         waiting.push(job);
         pumpAfterTurn();
         return undefined;
@@ -307,10 +283,10 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       await writer.flush();
       // Still in flight after the timeout: keep a copy (at-least-once; upstream dedupes by event id). Their bytes
       // stay charged until the forwarder's close aborts the sends.
-      const stuck = [...memoryJobs].filter((job) => !job.spooling); // the rest were written as their send failed
+      const stuck = [...memoryOnly.jobs].filter((job) => !job.spooling); // the rest were written as their send failed
       abandoned = true; // set before writing: a send failing meanwhile must not spool a second copy
       await writer.writeNow(stuck.map((job) => ({ entry: job.entry as SpoolEntry, nextAttemptAt: 0 })));
-      for (const job of stuck) forget(job);
+      for (const job of stuck) memoryOnly.forget(job);
       if (stuck.length + toSpool.length > 0) {
         log.info({ spooled: stuck.length + toSpool.length }, 'spooled envelopes still in memory at shutdown');
       }

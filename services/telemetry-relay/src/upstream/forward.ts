@@ -1,4 +1,4 @@
-// Stage 9 (delivery's send): one POST through a keep-alive undici Pool per origin, its answer classified: delivered,
+// Delivery's send: one POST through a keep-alive undici Pool per origin, its answer classified: delivered,
 // rate_limited, rejected (other 4xx: retrying gets the same answer) or failed (network, timeout, 5xx, 408: retried).
 // `Pool.dispatch` rather than `request()`: no response stream or promise per send (docs/decisions/002-*).
 import type { IncomingHttpHeaders } from 'node:http';

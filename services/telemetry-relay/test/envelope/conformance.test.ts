@@ -9,8 +9,8 @@
 // tunnel can route by nothing else), unless the row is about exactly that. Bodies are byte strings (latin1).
 import { type CaptureServer, post } from '@app/test-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RelayError } from '../../src/core/errors.ts';
 import { parseEnvelope } from '../../src/envelope/parse.ts';
-import { RelayError } from '../../src/errors.ts';
 import { type RunningRelay, withRelay } from '../with-relay.ts';
 
 type Decision = 'accept' | 'refuse';

@@ -1,9 +1,9 @@
 // Envelopes the relay builds itself (from CSP reports), and the release and environment names they may carry.
 import { describe, expect, it } from 'vitest';
+import type { RelayError } from '../../src/core/errors.ts';
 import { planEnvelope, writeEnvelope } from '../../src/envelope/build.ts';
 import { parseEnvelope } from '../../src/envelope/parse.ts';
 import { environmentProblem, releaseProblem } from '../../src/envelope/release-names.ts';
-import type { RelayError } from '../../src/errors.ts';
 
 describe('release and environment names (Sentry docs: "Releases: naming", "Environments")', () => {
   it.each([

@@ -1,13 +1,13 @@
 // The envelope parser and its helpers (DSN, depth, timestamps, serialization), one table row per input.
 import { timeBlock } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
+import { RelayError } from '../../src/core/errors.ts';
 import { envelopeEndpoint, isLoopbackHost, parseDsn } from '../../src/envelope/dsn.ts';
 import { exceedsDepth } from '../../src/envelope/json-depth.ts';
 import { parseEnvelope, parseEnvelopeHeader } from '../../src/envelope/parse.ts';
 import { isRelayTimestamp } from '../../src/envelope/rfc3339.ts';
 import { shiftSentAt } from '../../src/envelope/sent-at.ts';
 import { createItem, serializeEnvelope } from '../../src/envelope/serialize.ts';
-import { RelayError } from '../../src/errors.ts';
 
 const limits = { maxHeaderBytes: 64 * 1024, maxItems: 100, maxEventItemBytes: 1024 };
 const parse = (text: string | Buffer) => parseEnvelope(Buffer.isBuffer(text) ? text : Buffer.from(text), limits);

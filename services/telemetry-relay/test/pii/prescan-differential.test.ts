@@ -46,7 +46,7 @@ const SETTINGS: Array<[name: string, env: Record<string, string>]> = [
   ],
 ];
 
-/** The relay's stages as envelope-stages.ts builds them: one scan plan for the filters' words and the prescan's. */
+/** The relay's stages as projects/project.ts compiles them: one scan plan for the filters' words and the prescan's. */
 function stageFor(env: Record<string, string>) {
   const config = testConfig({ ALLOWED_DSNS: 'https://k@sentry.io/1', ...env });
   const plan = new ScanPlan();

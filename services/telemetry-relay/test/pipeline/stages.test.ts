@@ -3,11 +3,11 @@
 import { ignoreRules } from '@app/telemetry-rules';
 import { attachmentItem, envelope, errorEvent, eventItem } from '@app/test-kit';
 import { describe, expect, it } from 'vitest';
+import type { RelayError } from '../../src/core/errors.ts';
 import { itemCategory, KNOWN_ITEM_TYPES } from '../../src/envelope/categories.ts';
 import { parseDsn } from '../../src/envelope/dsn.ts';
 import { parseEnvelope } from '../../src/envelope/parse.ts';
 import { parseRateLimits } from '../../src/envelope/rate-limit-header.ts';
-import type { RelayError } from '../../src/errors.ts';
 import { typeLabel } from '../../src/ops/metrics.ts';
 import { AUTHORIZE_CACHE_SIZE, createAuthorizer } from '../../src/pipeline/authorize.ts';
 import { clientReportItem, OutcomeAggregator } from '../../src/pipeline/client-report.ts';

@@ -17,15 +17,15 @@ import {
 } from '@app/test-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryBudget, type MemoryBudget } from '../../src/core/memory/budget.ts';
+import type { SpoolMode } from '../../src/core/types.ts';
 import { type Dsn, envelopeEndpoint, parseDsn } from '../../src/envelope/dsn.ts';
-import { createMemoryBudget, type MemoryBudget } from '../../src/memory/budget.ts';
 import { createMetrics, type RelayMetrics } from '../../src/ops/metrics.ts';
 import { RateLimits } from '../../src/pipeline/rate-limit.ts';
+import { createDestinationCheck, type DestinationConfig } from '../../src/projects/destinations.ts';
 import { openSpool, type Spool, type SpoolEntry } from '../../src/spool/spool.ts';
 import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../../src/spool/streamed-body.ts';
-import type { SpoolMode } from '../../src/types.ts';
 import { createDelivery, type DeliveryOptions } from '../../src/upstream/delivery.ts';
-import { createDestinationCheck, type DestinationConfig } from '../../src/upstream/destinations.ts';
 import {
   createForwarder,
   type Forwarder,

@@ -1,10 +1,11 @@
-// Stage 6, beside the ignore rules: Relay's inbound filters. An event, transaction or CSP report one of them matches
+// Beside the ignore rules, Relay's inbound filters. An event, transaction or CSP report one of them matches
 // is dropped with the envelope's attachments, and reported with the filter's id as the reason (Relay's outcome
 // `filtered` with its FilterStatKey). Items are parsed only past the gate, and at most once (parsed-event.ts).
+
+import type { Discarded } from '../../core/types.ts';
 import { itemCategory } from '../../envelope/categories.ts';
 import { exceedsDepth, RELAY_MAX_JSON_DEPTH } from '../../envelope/json-depth.ts';
 import type { EnvelopeItem } from '../../envelope/types.ts';
-import type { Discarded } from '../../types.ts';
 import { ScanPlan } from '../item-scan.ts';
 import { ItemTexts } from '../item-text.ts';
 import { parsedPayload } from '../parsed-event.ts';

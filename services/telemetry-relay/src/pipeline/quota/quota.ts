@@ -1,9 +1,10 @@
 // Local quotas: items counted per project or client network and data category in fixed windows; an item over any
 // of its quotas is dropped (and not counted), the others go. Counted per pod: a fleet-wide limit L over R replicas
 // is L / R per pod when the load balancer spreads clients evenly (docs/decisions/051).
+
+import type { Discarded } from '../../core/types.ts';
 import { itemCategory } from '../../envelope/categories.ts';
 import type { EnvelopeItem } from '../../envelope/types.ts';
-import type { Discarded } from '../../types.ts';
 import { QUOTA_DROP_REASONS } from './reasons.ts';
 import type { Quota, QuotaScope } from './settings.ts';
 import { secondsLeft, WindowCounts } from './windows.ts';

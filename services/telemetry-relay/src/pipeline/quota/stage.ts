@@ -2,9 +2,9 @@
 // spike shield (so a spike does not spend the quota) and the local quotas, with the settings of the envelope's project
 // as they were when it arrived (projects/project.ts).
 import { PAGE_TOKEN_HEADER, type PageTokenProblem, verifyPageToken } from '@app/service-kit/page-token';
+import { type RejectCode, RelayError } from '../../core/errors.ts';
+import type { Discarded } from '../../core/types.ts';
 import type { EnvelopeItem } from '../../envelope/types.ts';
-import { type RejectCode, RelayError } from '../../errors.ts';
-import type { Discarded } from '../../types.ts';
 import { parsedPayload } from '../parsed-event.ts';
 import { errorFingerprint } from './fingerprint.ts';
 import { type ActiveLimit, QuotaCounters, quotaHeaders } from './quota.ts';

@@ -1,9 +1,9 @@
 // The memory budget and per-client shares, and the default budget taken from the container's memory limit.
 import { containerMemoryLimit } from '@app/service-kit';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createClientShares, createMemoryBudget } from '../../src/memory/budget.ts';
-import { BUDGET_WITHOUT_LIMIT, defaultBudgetBytes } from '../../src/memory/limit.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { createClientShares, createMemoryBudget } from '../../../src/core/memory/budget.ts';
+import { BUDGET_WITHOUT_LIMIT, defaultBudgetBytes } from '../../../src/core/memory/limit.ts';
 
 const MiB = 1024 * 1024;
 

@@ -2,8 +2,8 @@
 // config.
 import { DEFAULT_PREFIXES, networkOf } from '@app/service-kit';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createClientShares, createMemoryBudget } from '../../src/memory/budget.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { createClientShares, createMemoryBudget } from '../../../src/core/memory/budget.ts';
 
 describe('memory shares by network', () => {
   it('makes four addresses of one /64 share one memory share, and another /64 its own', () => {
