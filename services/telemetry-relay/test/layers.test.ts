@@ -1,7 +1,6 @@
 // Keeps the relay's imports running one way: a table of layers, checked against every source file's imports.
 import { fileURLToPath } from 'node:url';
-import { importStatementCount, importsOf, sourceFiles, layerViolations as violationsOf } from '@app/test-kit';
-import { describe, expect, it } from 'vitest';
+import { describeLayers } from '@app/test-kit/layer-suite';
 
 // The relay's layers, lowest first: a module imports its own layer and the ones it lists, never one above or
 // beside it. A file in no layer fails the test, so a new folder has to be placed here. The README's "Layers" says
@@ -23,22 +22,10 @@ const LAYERS: ReadonlyArray<{ name: string; holds: readonly string[]; imports: r
   },
 ];
 
-const SRC = fileURLToPath(new URL('../src/', import.meta.url));
-const sources = () => sourceFiles(SRC);
-const layerViolations = (files: ReadonlyMap<string, string>) => violationsOf(files, LAYERS);
-
-describe('import layers', () => {
-  it('every import in src/ runs down the layer table', () => {
-    expect(layerViolations(sources())).toEqual([]);
-  });
-
-  it('finds every import statement (so a missed form cannot hide a violation)', () => {
-    for (const [file, source] of sources()) {
-      expect(importsOf(source).length, file).toBeGreaterThanOrEqual(importStatementCount(source));
-    }
-  });
-
-  it.each([
+describeLayers({
+  src: fileURLToPath(new URL('../src/', import.meta.url)),
+  layers: LAYERS,
+  refuses: [
     ['envelope → pipeline', 'envelope/parse.ts', "import { RelayError } from '../pipeline/errors.ts';"],
     ['upstream → pipeline, type only', 'upstream/forward.ts', "import type { X } from '../pipeline/rate-limit.ts';"],
     [
@@ -61,19 +48,13 @@ describe('import layers', () => {
     ],
     ['pipeline → routes, dynamic', 'pipeline/read-body.ts', "const m = await import('../routes/tunnel.ts');"],
     ['a file in no layer', 'extra/thing.ts', ''],
-  ])('refuses %s', (_name, file, source) => {
-    expect(layerViolations(new Map([[file, source]]))).toHaveLength(1);
-  });
-
-  it('allows imports down the table and within a layer', () => {
-    const files = new Map([
-      [
-        'routes/tunnel.ts',
-        "import { readBody } from '../pipeline/index.ts';\nimport { x } from './security-reports.ts';",
-      ],
-      ['envelope/parse.ts', "import { RelayError } from '../core/errors.ts';\nimport { isIP } from 'node:net';"],
-      ['app.ts', "import { createTunnelHandler } from './routes/tunnel.ts';"],
-    ]);
-    expect(layerViolations(files)).toEqual([]);
-  });
+  ],
+  allows: new Map([
+    [
+      'routes/tunnel.ts',
+      "import { readBody } from '../pipeline/index.ts';\nimport { x } from './security-reports.ts';",
+    ],
+    ['envelope/parse.ts', "import { RelayError } from '../core/errors.ts';\nimport { isIP } from 'node:net';"],
+    ['app.ts', "import { createTunnelHandler } from './routes/tunnel.ts';"],
+  ]),
 });
