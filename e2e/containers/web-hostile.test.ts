@@ -180,9 +180,9 @@ describe(`web container under hostile traffic (${pod.memoryBytes / MiB} MiB, ${p
     const shed = f.result.filter((a) => a.status === 503);
     expect.soft(shed.length, 'requests shed').toBeGreaterThan(0);
     expect.soft(shed.filter((a) => a.retryAfter === undefined).length, '503s without Retry-After').toBe(0);
-    // Fast refusals, bounds from this run's own pages (a same-run baseline: a loaded host slows both): 503 p50 ≤ a
-    // third of the pages' p50; the tails are both the loop's longest stalls, so 503 p95 ≤ 1.2 × the pages' p95. What
-    // a refusal costs in CPU is bench:shed's A/B (docs/benchmarks.md). No collapse either: every request is answered
+    // Fast refusals, bounds from this run's own pages (a same-run baseline: a loaded host slows both): 503 p50 ≤ ¾ of
+    // the pages' p50 (0.18–0.43 of it in runs on 2026-12-01; a refusal as dear as a page reads ≈ 2.4); the tails
+    // are both the loop's longest stalls, so 503 p95 ≤ 1.2 × the pages' p95. What a refusal costs in CPU is bench:shed's A/B (docs/benchmarks.md). No collapse either: every request is answered
     // (no timeout at 20 s, no reset), 200 or 503.
     const shedMs = shed.map((a) => a.ms);
     const pageMs = f.result.filter((a) => a.status === 200).map((a) => a.ms);
@@ -190,7 +190,7 @@ describe(`web container under hostile traffic (${pod.memoryBytes / MiB} MiB, ${p
     expect.soft(pageMs.length, 'pages served during the overload').toBeGreaterThan(0);
     expect
       .soft(percentile(shedMs, 0.5), `503 p50 (ms), pages' p50 ${pageP50.toFixed(0)} ms`)
-      .toBeLessThanOrEqual(pageP50 / 3);
+      .toBeLessThanOrEqual(0.75 * pageP50);
     expect
       .soft(percentile(shedMs, 0.95), `503 p95 (ms), pages' p95 ${pageP95.toFixed(0)} ms`)
       .toBeLessThanOrEqual(1.2 * pageP95);

@@ -17,7 +17,11 @@ let web: ServiceProcess;
 let pageMs: number;
 
 beforeAll(async () => {
-  web = await startWeb({ SHED_TURN_WAIT_MS: String(TURN_WAIT_MS), MAX_CONNECTIONS: '5000' });
+  web = await startWeb({
+    SHED_TURN_WAIT_MS: String(TURN_WAIT_MS),
+    SHED_EVENT_LOOP_DELAY_MS: '250',
+    MAX_CONNECTIONS: '5000',
+  });
   // Past the start's own 2 s in which shedding samples nothing, and the page's code warm.
   for (let n = 0; n < 50; n++) await (await fetch(`${web.url}/catalog?limit=50`)).arrayBuffer();
   const times: number[] = [];
