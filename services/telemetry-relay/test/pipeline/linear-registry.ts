@@ -12,6 +12,7 @@ import { createPrescan, createTextCheck, TRIGGER_WORDS } from '../../src/pii/pre
 import { FORM_BODY } from '../../src/pii/request.ts';
 import { enabledFilters, KNOWN_FILTER_IDS } from '../../src/pipeline/inbound-filters/settings.ts';
 import type { InboundFilter, Json } from '../../src/pipeline/inbound-filters/types.ts';
+import { errorFingerprint, normalizeText } from '../../src/pipeline/quota/fingerprint.ts';
 
 export interface CostEntry {
   name: string;
@@ -135,7 +136,17 @@ const OTHER_SCANS: CostEntry[] = [
   { name: 'sent_at timestamp #1', worst: (n) => `${' '.repeat(n)}2020`, run: isRelayTimestamp },
   { name: 'release name', worst: repeat('a/'), run: releaseProblem },
   { name: 'dsn', worst: (n) => `https://k@${'a:'.repeat(n / 2)}/1`, run: parseDsn },
+  // The spike shield's fingerprint (quota/fingerprint.ts): its UUID/hex/number patterns and the frame's file split.
+  { name: 'spike-shield text', worst: repeat('abcdef'), run: normalizeText },
+  { name: 'spike-shield text #1', worst: repeat('a1-'), run: normalizeText },
+  { name: 'spike-shield fingerprint', worst: repeat('abcdef?'), run: (t) => errorFingerprint(errorWithText(t)) },
 ];
+
+/** An error event whose type, value, frame file and function are all `text`. */
+function errorWithText(text: string) {
+  const frame = { filename: text, function: text, in_app: true };
+  return { exception: { values: [{ type: text, value: text, stacktrace: { frames: [frame] } }] } };
+}
 
 /** What is missing a worst input (the test fails on any). */
 export const missing: string[] = [];
