@@ -5,5 +5,5 @@ export const ALONE = [
   'containers/web-hostile.test.ts',
   'web/shedding-crowd.test.ts',
   'web/load-shedding.test.ts',
-  'web/navigation.test.ts',
+  'web/prefetched-navigation.test.ts',
 ];

@@ -11,14 +11,8 @@ declare global {
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAxe } from '../support/axe.ts';
-import {
-  isSameDocument,
-  launchChromium,
-  markDocument,
-  screenshot,
-  waitForHydration,
-  watchConsole,
-} from '../support/browser.ts';
+import { isSameDocument, launchChromium, screenshot, waitForHydration, watchConsole } from '../support/browser.ts';
+import { openPage } from '../support/navigation-page.ts';
 import { startWeb } from '../support/web.ts';
 import { chunkPath } from '../support/web-assets.ts';
 
@@ -38,37 +32,10 @@ afterAll(async () => {
 
 /** A new page at `path`, hydrated, its page-data requests recorded; `fakeClock` installs Playwright's clock first. */
 async function open(path: string, options: { fakeClock?: boolean } = {}): Promise<void> {
-  page = await browser.newPage();
-  consoleSeen = watchConsole(page);
-  pageDataRequests = [];
-  page.on('request', (request) => {
-    if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
-  });
-  if (options.fakeClock) await page.clock.install();
-  await page.goto(`${web.url}${path}`);
-  await waitForHydration(page);
-  await markDocument(page);
+  ({ page, consoleSeen, pageDataRequests } = await openPage(browser, `${web.url}${path}`, options));
 }
 const sameDocument = () => isSameDocument(page);
 
-/** In the page: clicks the link to `path` and resolves with the ms until `main` shows the page's title. */
-async function navigateTimed([path, title]: [string, string]): Promise<number> {
-  const main = document.getElementById('main') as HTMLElement;
-  const link = document.querySelector<HTMLAnchorElement>(`a[href="${path}"]`) as HTMLAnchorElement;
-  const started = performance.now();
-  const shown = new Promise<void>((resolve) => {
-    const observer = new MutationObserver(() => {
-      if (main.querySelector('h1')?.textContent === title) {
-        observer.disconnect();
-        resolve();
-      }
-    });
-    observer.observe(main, { subtree: true, childList: true, characterData: true });
-  });
-  link.click();
-  await shown;
-  return performance.now() - started;
-}
 afterEach(async () => {
   await page?.close();
 });
@@ -280,36 +247,6 @@ describe('forms', () => {
 
 describe('prefetch', () => {
   const dataRequestsTo = (path: string) => pageDataRequests.filter((r) => new URL(r.url()).pathname === path).length;
-
-  it('prefetches on hover and then navigates with no request, fast', async () => {
-    await open('/catalog');
-    const targets: Array<[string, string]> = [
-      ['/catalog/ember-lamp', 'Ember Lamp'],
-      ['/catalog/amber-lamp', 'Amber Lamp'],
-      ['/catalog/brisk-lamp', 'Brisk Lamp'],
-    ];
-    for (const [path] of targets) {
-      const prefetched = page.waitForResponse((r) => new URL(r.url()).pathname === path);
-      await page.hover(`a[href="${path}"]`);
-      await prefetched;
-    }
-    await page.waitForLoadState('networkidle');
-    const requests = () => targets.map(([path]) => dataRequestsTo(path));
-    expect(requests()).toEqual([1, 1, 1]);
-    const elapsed: number[] = [];
-    for (const target of targets) {
-      elapsed.push(await page.evaluate(navigateTimed, target));
-      await page.evaluate(() => history.back());
-      await expect.poll(() => page.textContent('main h1')).toBe('Catalog');
-    }
-    expect(requests()).toEqual([1, 1, 1]);
-    expect(await sameDocument()).toBe(true);
-    const [, median] = [...elapsed].sort((a, b) => a - b);
-    console.log(`navigation to a prefetched page: ${elapsed.map((ms) => ms.toFixed(1)).join(', ')} ms, 0 requests`);
-    // Issue 12's bound, timed in the page around the navigation alone; the median of three, as one navigation can
-    // lose the CPU to the machine's other load.
-    expect(median).toBeLessThan(50);
-  });
 
   it('asks once for a page a slow navigation is already fetching, though the pointer rests on its link', async () => {
     await open('/catalog', { fakeClock: true });
