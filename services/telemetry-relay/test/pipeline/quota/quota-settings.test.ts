@@ -108,6 +108,15 @@ describe('parseQuotaSettings', () => {
     expect(errors.map(({ path, message }) => `${path}: ${message}`).join('\n')).toMatch(error);
   });
 
+  it('gives each error as its path from `quotas` on and what is wrong, apart (the projects file prefixes the path)', () => {
+    expect(parseQuotaSettings({ limits: [{ limit: 1, window: 0 }], pageToken: { secretEnv: 'NOPE' } })).toEqual({
+      errors: [
+        { path: 'quotas.limits[0].window', message: 'must be an integer from 1 to 2678400 (got 0)' },
+        { path: 'quotas.pageToken.secretEnv', message: 'NOPE is not set' },
+      ],
+    });
+  });
+
   it('names every error at once', () => {
     const parsed = parseQuotaSettings({ limits: [{ limit: -1, window: 0 }], spikeShield: { threshold: 0 } });
     expect((parsed as { errors: QuotaProblem[] }).errors).toHaveLength(3);
