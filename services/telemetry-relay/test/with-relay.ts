@@ -1,8 +1,7 @@
 // The relay in this process on loopback, and one setup for a file's tests: a capture upstream and the relays sending
 // to it (one for the file, or one per test), cleaned up after them. The generic parts are test-kit's.
 
-// Node's URL, not the global one: the happy-dom suites replace the global, and fileURLToPath refuses its URLs.
-import { fileURLToPath, URL as NodeUrl } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Readiness } from '@app/service-kit';
 import { closeAfterTest, type ServiceProcess, spawnService, tempDir } from '@app/test-kit';
 import { type CaptureUnderTest, DEFAULT_PROJECT, type Project, withCapture } from '@app/test-kit/with-capture';
@@ -24,7 +23,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 /** The relay's entry point, as its image runs it: for the tests of the process itself. */
-export const RELAY_ENTRY = fileURLToPath(new NodeUrl('../src/main.ts', import.meta.url));
+export const RELAY_ENTRY = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /** The relay as a real process on a loopback port, with a fresh spool directory and the tests' tunnel path. */
 export function spawnRelay(env: Record<string, string>): Promise<ServiceProcess> {

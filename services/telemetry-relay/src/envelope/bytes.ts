@@ -1,4 +1,5 @@
-// The bytes the envelope and JSON scanners look for (one list, so each scanner names them the same way).
+// The bytes the envelope and JSON scanners look for (one list, so each scanner names them the same way); its lines
+// are alike in shape on purpose (`duplicates` pairs its halves): constants, no logic.
 
 export const NEWLINE = 0x0a;
 export const CR = 0x0d;

@@ -92,11 +92,9 @@ export function projectsFromDocument(document: unknown, options: DocumentOptions
     const filters = filterIdsFrom(entry.inboundFilters?.filters ?? ['default']);
     for (const message of filters.problems) problems.push({ path: at('inboundFilters', 'filters'), message });
     const quotas = parseQuotaSettings(entry.quotas, options.env ?? process.env);
-    // The quota module names its errors from `quotas` on: `quotas.limits[0].limit: must be …`.
-    for (const error of 'errors' in quotas ? quotas.errors : []) {
-      const colon = error.indexOf(': ');
-      problems.push({ path: `${own}.${error.slice(0, colon)}`, message: error.slice(colon + 2) });
-    }
+    // The quota module's paths start at `quotas` (`quotas.limits[0].limit`): below the project's own.
+    for (const { path, message } of 'errors' in quotas ? quotas.errors : [])
+      problems.push({ path: `${own}.${path}`, message });
     projects.push({
       dsns: [dsn],
       origins: entry.origins,

@@ -1,8 +1,6 @@
 // The projects file's published JSON Schema (projects.schema.json beside this file), checked with ajv; every
 // violation named by its path in the file and what is wrong, as config.ts names every bad variable.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 
 /** One thing wrong with the projects file: where (`projects["<dsn>"].scrub.strict`) and what. */
@@ -12,8 +10,7 @@ export interface FileProblem {
 }
 
 export const PROJECTS_SCHEMA: Readonly<Record<string, unknown>> = JSON.parse(
-  // A path, not a URL object: under happy-dom (the SDK tests) the global URL is not Node's.
-  readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'projects.schema.json'), 'utf8'),
+  readFileSync(new URL('projects.schema.json', import.meta.url), 'utf8'),
 );
 
 // allErrors: a file is fixed in one round, not one error per restart. Compiled once per process.

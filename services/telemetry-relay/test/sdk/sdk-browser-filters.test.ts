@@ -1,6 +1,6 @@
 // The real @sentry/browser SDK (happy-dom) through the relay with its default inbound filters: what Sentry's intake
 // would drop is dropped here, and the client report says which filter dropped it.
-// @vitest-environment happy-dom
+// @vitest-environment happy-dom-on-node
 
 import { eventually } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';

@@ -1,7 +1,7 @@
 // The real @sentry/browser 11.12 asking Sentry to infer the user's address (dataCollection.userInfo: an event's
 // `sdk.settings.infer_ip: "auto"`, a session's `ip_address: "{{auto}}"`), through a relay with SCRUB_IP_ADDRESSES:
 // upstream gets no X-Sentry-Forwarded-For (from which Sentry fills user.ip_address) and is told to infer nothing.
-// @vitest-environment happy-dom
+// @vitest-environment happy-dom-on-node
 
 import { eventually } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';

@@ -1,6 +1,6 @@
 // The real @sentry/browser SDK in happy-dom, on a page served from the relay's origin, sending through the
 // same-origin tunnel path as the web service's pages do.
-// @vitest-environment happy-dom
+// @vitest-environment happy-dom-on-node
 
 import { eventually } from '@app/test-kit';
 import * as Sentry from '@sentry/browser';

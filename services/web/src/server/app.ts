@@ -96,7 +96,12 @@ export async function buildApp(config: Config, options: BuildOptions): Promise<W
   registerSecurityHeaders(app, security);
   if (options.clientDir) await app.register(staticAssets, { root: options.clientDir, compression: config.compression });
   if (tunnelPath && tunnelTarget) {
-    await app.register(tunnelProxy, { path: tunnelPath, target: tunnelTarget, linger: REFUSED_BODY_LINGER });
+    await app.register(tunnelProxy, {
+      path: tunnelPath,
+      target: tunnelTarget,
+      linger: REFUSED_BODY_LINGER,
+      trustedProxyHops: config.trustedProxyHops,
+    });
   }
 
   // With METRICS_PORT, metrics and the probes have a port of their own (liveness there in deploy/k8s).

@@ -48,15 +48,15 @@ export function readQuotaSettings(reader: EnvReader, env: Env): QuotaSettings {
   if (limits.length === 0 && spikeShield === undefined && pageToken === undefined) return NO_QUOTAS;
   const parsed = parseQuotaSettings({ limits, spikeShield, pageToken }, env);
   if ('errors' in parsed) {
-    for (const error of parsed.errors) reader.check(variableOf(error), `gives ${error}`);
+    for (const { path, message } of parsed.errors) reader.check(variableOf(path), `gives ${path}: ${message}`);
     return NO_QUOTAS;
   }
   return parsed.settings;
 }
 
-/** The variable an error of the built object came from (the path names the setting). */
-function variableOf(error: string): string {
-  if (error.startsWith('quotas.pageToken')) return 'PAGE_TOKEN_SECRET';
-  if (error.startsWith('quotas.spikeShield')) return 'SPIKE_SHIELD_THRESHOLD';
+/** The variable an error of the built object came from (its path names the setting). */
+function variableOf(path: string): string {
+  if (path.startsWith('quotas.pageToken')) return 'PAGE_TOKEN_SECRET';
+  if (path.startsWith('quotas.spikeShield')) return 'SPIKE_SHIELD_THRESHOLD';
   return 'QUOTAS';
 }

@@ -2,7 +2,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
-import { NO_QUOTAS, parseQuotaSettings, type QuotaSettings } from '../../../src/pipeline/quota/settings.ts';
+import {
+  NO_QUOTAS,
+  parseQuotaSettings,
+  type QuotaProblem,
+  type QuotaSettings,
+} from '../../../src/pipeline/quota/settings.ts';
 
 const SECRET = 's'.repeat(32);
 
@@ -99,12 +104,22 @@ describe('parseQuotaSettings', () => {
   ])('refuses %s, naming it', (_name, raw, error) => {
     const parsed = parseQuotaSettings(raw, { SHOP_TOKEN: SECRET });
     expect(parsed).toHaveProperty('errors');
-    expect((parsed as { errors: string[] }).errors.join('\n')).toMatch(error);
+    const { errors } = parsed as { errors: QuotaProblem[] };
+    expect(errors.map(({ path, message }) => `${path}: ${message}`).join('\n')).toMatch(error);
+  });
+
+  it('gives each error as its path from `quotas` on and what is wrong, apart (the projects file prefixes the path)', () => {
+    expect(parseQuotaSettings({ limits: [{ limit: 1, window: 0 }], pageToken: { secretEnv: 'NOPE' } })).toEqual({
+      errors: [
+        { path: 'quotas.limits[0].window', message: 'must be an integer from 1 to 2678400 (got 0)' },
+        { path: 'quotas.pageToken.secretEnv', message: 'NOPE is not set' },
+      ],
+    });
   });
 
   it('names every error at once', () => {
     const parsed = parseQuotaSettings({ limits: [{ limit: -1, window: 0 }], spikeShield: { threshold: 0 } });
-    expect((parsed as { errors: string[] }).errors).toHaveLength(3);
+    expect((parsed as { errors: QuotaProblem[] }).errors).toHaveLength(3);
   });
 });
 

@@ -24,7 +24,7 @@ const quota = (q: Partial<Quota>): Quota => ({
 });
 const settingsOf = (raw: unknown): QuotaSettings => {
   const parsed = parseQuotaSettings(raw);
-  if ('errors' in parsed) throw new Error(parsed.errors.join('\n'));
+  if ('errors' in parsed) throw new Error(JSON.stringify(parsed.errors));
   return parsed.settings;
 };
 const T0 = 1_800_000_000_000; // a window boundary for every window of whole minutes

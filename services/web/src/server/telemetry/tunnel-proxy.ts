@@ -1,7 +1,7 @@
 // Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> (CSP reports to <TUNNEL_PATH>/r) on this
 // same-origin host and this streams them unchanged to the relay, which enforces its limits; in Kubernetes the ingress
 // routes the path to the relay and this is off. @fastify/reply-from over undici: bodies piped, never buffered.
-import { closeUnfinishedOnSend, type LingerLimits } from '@app/service-kit';
+import { clientAddress, closeUnfinishedOnSend, type LingerLimits } from '@app/service-kit';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tunnelDestination } from './endpoints.ts';
@@ -12,6 +12,8 @@ export interface TunnelOptions {
   target: URL;
   /** How an answer sent before the body all arrived lingers before the connection closes (the web's own). */
   linger: LingerLimits;
+  /** TRUSTED_PROXY_HOPS: the relay is told the address service-kit's rule derives, not Fastify's looser request.ip. */
+  trustedProxyHops: number;
 }
 
 /**
@@ -64,7 +66,11 @@ export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions):
       return reply.from(path, {
         rewriteRequestHeaders: (request, headers) => ({
           ...pick(headers, FORWARDED_REQUEST_HEADERS),
-          'x-forwarded-for': request.ip,
+          'x-forwarded-for': clientAddress(
+            request.raw.socket.remoteAddress ?? '',
+            request.headers['x-forwarded-for'],
+            options.trustedProxyHops,
+          ),
         }),
         rewriteHeaders: (headers) => pick(headers, FORWARDED_RESPONSE_HEADERS),
         onError: (failed, { error }) => {

@@ -35,6 +35,32 @@ describe('tunnel forwarding (local runs without an ingress)', () => {
     expect(received.requestHeaders['x-forwarded-for']).toBe('127.0.0.1');
   });
 
+  // Fastify's request.ip takes any text at the trusted hop; the relay keys shares on the address and sends it on.
+  it.each([
+    { case: 'the hop the edge appended', forwarded: '203.0.113.9, 198.51.100.7', seen: '198.51.100.7' },
+    { case: 'IPv4-mapped IPv6', forwarded: '::ffff:198.51.100.7', seen: '198.51.100.7' },
+    { case: 'no IP address: the peer', forwarded: '198.51.100.7, not-an-address', seen: '127.0.0.1' },
+    { case: 'a zone: the peer', forwarded: 'fe80::1%eth0', seen: '127.0.0.1' },
+    { case: 'a host name: the peer', forwarded: 'relay.example', seen: '127.0.0.1' },
+  ])('tells the relay the client by service-kit rule, one trusted hop: $case', async ({ forwarded, seen }) => {
+    const { app } = await appForTest({
+      TUNNEL_PATH: '/monitoring',
+      TUNNEL_TARGET: capture.envelopeUrl('1'),
+      TRUSTED_PROXY_HOPS: '1',
+    });
+    const eventId = Buffer.from(forwarded).toString('hex').padEnd(32, '0').slice(0, 32);
+    const body = `${JSON.stringify({ event_id: eventId, dsn: capture.dsn() })}\n{"type":"event"}\n{}`;
+    const res = await app.inject({
+      method: 'POST',
+      url: '/monitoring',
+      headers: { 'content-type': 'text/plain;charset=UTF-8', 'x-forwarded-for': forwarded },
+      payload: body,
+    });
+    expect(res.statusCode).toBe(200);
+    const received = await capture.waitFor((e) => e.header.event_id === eventId, 5_000);
+    expect(received.requestHeaders['x-forwarded-for']).toBe(seen);
+  });
+
   it('streams an envelope the relay would take (a 2 MiB replay) byte for byte, past the old 1 MiB cap', async () => {
     const { app } = await appForTest({ TUNNEL_PATH: '/monitoring', TUNNEL_TARGET: capture.envelopeUrl('1') });
     const header = JSON.stringify({ event_id: 'b'.repeat(32), dsn: capture.dsn() });
