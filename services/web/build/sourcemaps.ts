@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { createSentrySDK } from 'sentry';
 import type { Plugin } from 'vite';
 import { afterBuild } from './after-build.ts';
+import { hintChunksCalledOnLoad } from './compile-hints.ts';
 import { rewriteDebugIdSnippets } from './debug-id-snippet.ts';
 
 /** Where the maps of a client build in `outDir` go (dist/client → dist/sourcemaps). */
@@ -59,10 +60,15 @@ export function moveSourcemaps(outDir: string): string[] {
   return moved;
 }
 
-/** The Vite plugin; writeBundle runs before `precompress`'s closeBundle, so the .br/.gz copies carry the IDs. */
+/**
+ * The Vite plugin; writeBundle runs before `precompress`'s closeBundle, so the .br/.gz copies carry the IDs (and the
+ * compile hints, compile-hints.ts).
+ */
 export function debugIdSourcemaps(): Plugin {
   return afterBuild('debug-id-sourcemaps', 'writeBundle', async (outDir) => {
     await injectDebugIds(join(outDir, 'assets'));
+    // Here, so that the chunks copied beside their maps are the ones served.
+    hintChunksCalledOnLoad(outDir);
     moveSourcemaps(outDir);
   });
 }
