@@ -11,11 +11,15 @@ import { join } from 'node:path';
 const CLI_SNIPPET =
   /^;!function\(\)\{try\{var e=[^;\n]*?,n=\(new e\.Error\)\.stack;n&&\(e\._sentryDebugIds=e\._sentryDebugIds\|\|\{\},e\._sentryDebugIds\[n\]="([0-9a-f-]{36})",e\._sentryDebugIdIdentifier="sentry-dbid-\1"\)\}catch\(e\)\{\}\}\(\);(?=\n|$)/;
 
-/** What replaces it: the same globals, keyed by a stack line the SDK's Chrome parser reads as the chunk's URL. */
+/**
+ * What replaces it: the same globals, keyed by a stack line the SDK's Chrome parser reads as the chunk's URL. Written
+ * `_sentryDebugIds[n]="<id>"` as the CLI writes it: that is how its `upload` (and `inject`) knows a chunk has its
+ * Debug ID; otherwise it injects a second snippet into the copies it uploads, whose maps then miss by a line.
+ */
 export function debugIdRegistration(debugId: string): string {
   return (
-    `;{const e=globalThis;(e._sentryDebugIds=e._sentryDebugIds||{})["Error\\n    at "+import.meta.url+":1:1"]="${debugId}",` +
-    `e._sentryDebugIdIdentifier="sentry-dbid-${debugId}"}`
+    `;{const e=globalThis,n="Error\\n    at "+import.meta.url+":1:1";e._sentryDebugIds=e._sentryDebugIds||{},` +
+    `e._sentryDebugIds[n]="${debugId}",e._sentryDebugIdIdentifier="sentry-dbid-${debugId}"}`
   );
 }
 

@@ -48,6 +48,14 @@ describe('the Debug ID snippet without a stack read', () => {
     expect(after.split('\n')[0]).toBe(debugIdRegistration(debugId));
   });
 
+  it('is taken by the CLI for an injected chunk: inject again (as its upload does) changes nothing', async () => {
+    const dir = await injected({ 'a.js': 'export const y = 1;\n' });
+    rewriteDebugIdSnippets(dir);
+    const files = ['a.js', 'a.js.map'].map((name) => readFileSync(join(dir, name), 'utf8'));
+    await createSentrySDK({ env: {} }).sourcemap.inject({ directory: dir, ext: '.js' });
+    expect(['a.js', 'a.js.map'].map((name) => readFileSync(join(dir, name), 'utf8'))).toEqual(files);
+  });
+
   it("registers each chunk under a key the SDK's stack parser reads as the chunk's URL", async () => {
     const dir = await injected({ 'a.js': 'import "./b.js";\nexport const a = 1;\n', 'b.js': 'export const b = 2;\n' });
     rewriteDebugIdSnippets(dir);
