@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { createSentrySDK } from 'sentry';
 import type { Plugin } from 'vite';
 import { afterBuild } from './after-build.ts';
+import { hintChunksCalledOnLoad } from './compile-hints.ts';
+import { rewriteDebugIdSnippets } from './debug-id-snippet.ts';
 
 /** Where the maps of a client build in `outDir` go (dist/client → dist/sourcemaps). */
 export function sourcemapsDirFor(outDir: string): string {
@@ -30,11 +32,15 @@ export function mapChunksWithoutMaps(assets: string): string[] {
   return written;
 }
 
-/** Injects Debug IDs into the chunks under `assets` and their maps (deterministic: derived from the content). */
+/**
+ * Injects Debug IDs into the chunks under `assets` and their maps (deterministic: derived from the content), then
+ * makes the CLI's snippet register them without reading an Error's stack (debug-id-snippet.ts).
+ */
 export async function injectDebugIds(assets: string): Promise<void> {
   mapChunksWithoutMaps(assets);
   // `env: {}`: injecting is local work; no setting from the environment may change it.
   await createSentrySDK({ env: {} }).sourcemap.inject({ directory: assets, ext: '.js' });
+  rewriteDebugIdSnippets(assets);
 }
 
 /** Moves every `.map` under `outDir/assets` to the sourcemaps directory with its chunk; returns the chunks. */
@@ -54,10 +60,15 @@ export function moveSourcemaps(outDir: string): string[] {
   return moved;
 }
 
-/** The Vite plugin; writeBundle runs before `precompress`'s closeBundle, so the .br/.gz copies carry the IDs. */
+/**
+ * The Vite plugin; writeBundle runs before `precompress`'s closeBundle, so the .br/.gz copies carry the IDs (and the
+ * compile hints, compile-hints.ts).
+ */
 export function debugIdSourcemaps(): Plugin {
   return afterBuild('debug-id-sourcemaps', 'writeBundle', async (outDir) => {
     await injectDebugIds(join(outDir, 'assets'));
+    // Here, so that the chunks copied beside their maps are the ones served.
+    hintChunksCalledOnLoad(outDir);
     moveSourcemaps(outDir);
   });
 }
