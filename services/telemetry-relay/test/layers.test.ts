@@ -11,7 +11,7 @@ const LAYERS: ReadonlyArray<{ name: string; holds: readonly string[]; imports: r
   { name: 'ops', holds: ['ops/'], imports: ['core', 'envelope'] },
   { name: 'pii', holds: ['pii/'], imports: [] },
   { name: 'pipeline', holds: ['pipeline/'], imports: ['core', 'envelope', 'ops', 'pii'] },
-  { name: 'spool', holds: ['spool/'], imports: ['core', 'envelope'] },
+  { name: 'spool', holds: ['spool/'], imports: ['envelope'] },
   { name: 'upstream', holds: ['upstream/'], imports: ['core', 'envelope', 'ops', 'spool'] },
   { name: 'projects', holds: ['projects/'], imports: ['core', 'envelope', 'pipeline'] },
   { name: 'routes', holds: ['routes/'], imports: ['core', 'ops', 'pipeline'] },
