@@ -40,12 +40,7 @@ export class MemoryOnly<J extends MemoryJob> {
   }
 
   /** Throws the spool's refusal (503, or 429 for a client over its share) when `size` more bytes would not fit. */
-  refuseWhenFull(
-    spool: Spool,
-    limits: SpoolLimits,
-    client: string | undefined,
-    size: number,
-  ) {
+  refuseWhenFull(spool: Spool, limits: SpoolLimits, client: string | undefined, size: number) {
     const total = { count: spool.count + this.count, bytes: spool.bytes + this.bytes };
     const kept = spool.heldBy(client);
     const inMemory = this.#byClient.of(client);
