@@ -1,6 +1,7 @@
 // The durable spool: one SQLite row per envelope accepted but not delivered, bodies over BODY_FILE_THRESHOLD in files
 // (decision 001). Replay leases rows oldest first by the memory they take, never one twice; leases live in memory, as
 // marking a row rewrote it, body and all (decision 029), and a restart makes every row due again anyway.
+import type { FileHandle } from 'node:fs/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import type { BodyFiles } from './body-files.ts';
 import { startCheckpointer } from './checkpointer.ts';
@@ -10,7 +11,6 @@ import { leaseRows } from './lease.ts';
 import { openStore } from './open-store.ts';
 import type { Tally } from './shares.ts';
 import { prepareStatements, type Statements } from './statements.ts';
-import type { FileBody } from './streamed-body.ts';
 
 export type { SpoolEntry, SpoolRecord } from './database.ts';
 export type { SpoolDropReason, SpoolLedger } from './holdings.ts';
@@ -84,8 +84,8 @@ export interface Spool {
   remove(ids: readonly number[]): number;
   /** Leases due rows, oldest first, within `maxRows` and `maxBytes`, after deleting expired and refused ones. */
   lease(request: LeaseRequest): Lease;
-  /** A leased file row's body, opened to be streamed; SpoolBodyLostError when the file is gone or not ours. */
-  openBody(record: SpoolRecord, heldMs: number): Promise<FileBody>;
+  /** A leased file row's body file, opened to be read; SpoolBodyLostError when the file is gone or not ours. */
+  openBody(record: SpoolRecord): Promise<FileHandle>;
   /** Gives a leased row back, due at `nextAttemptAt`. */
   reschedule(id: number, attempts: number, nextAttemptAt: number): void;
   /** Makes every waiting (not leased) row due now: upstream is back. */
@@ -144,9 +144,9 @@ export function openSpool(options: SpoolOptions): Spool {
       if (held.count === held.sending || request.maxRows <= 0 || request.maxBytes <= 0) return nothing;
       return removeCommitted((unlink) => leaseRows(request, sql, held, unlink));
     },
-    async openBody(record, heldMs) {
+    async openBody(record) {
       if (record.bodyFile === undefined) throw new Error(`spool row ${record.id} holds its body: nothing to open`);
-      return files.open(record.bodyFile, record.size, heldMs);
+      return files.open(record.bodyFile, record.size);
     },
     reschedule(id, attempts, nextAttemptAt) {
       if (held.stopSending(id)) sql.release.run(attempts, nextAttemptAt, id); // not deleted meanwhile

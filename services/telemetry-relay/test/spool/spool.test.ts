@@ -17,8 +17,9 @@ import { closeAfterTest, closeOpened, eventually, removeTempDirs, tempDir } from
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SpoolBodyLostError } from '../../src/spool/body-files.ts';
 import { BACKING_OFF } from '../../src/spool/database.ts';
+import { STREAMED_BODY_BYTES } from '../../src/spool/file-body-memory.ts';
 import { BODY_FILE_THRESHOLD, openSpool, type SpoolEntry } from '../../src/spool/spool.ts';
-import { fileBodyStream, STREAMED_BODY_BYTES } from '../../src/spool/streamed-body.ts';
+import { fileBodyStream, openFileBody } from '../../src/upstream/streamed-body.ts';
 import { leaseDue, readSpooledBody } from './read-back.ts';
 
 afterEach(closeOpened);
@@ -315,7 +316,7 @@ describe('spool: leasing by bytes', () => {
     await spoolAll(spool, [{ ...entry(1), body }]);
     const [row] = leaseDue(spool, Date.now(), 1);
     const read = async (heldMs: number) => {
-      const file = await spool.openBody(row as NonNullable<typeof row>, heldMs);
+      const file = await openFileBody(spool, row as NonNullable<typeof row>, heldMs);
       const chunks: Buffer[] = [];
       for await (const chunk of fileBodyStream(file)) chunks.push(chunk as Buffer);
       await file.handle.close();
@@ -351,7 +352,7 @@ describe('spool: body file names come from the database and are not trusted', ()
     );
     db.close();
     const [row] = leaseDue(spool, Date.now(), 1);
-    await expect(spool.openBody(row as NonNullable<typeof row>, 0)).rejects.toBeInstanceOf(SpoolBodyLostError);
+    await expect(spool.openBody(row as NonNullable<typeof row>)).rejects.toBeInstanceOf(SpoolBodyLostError);
     await expect(readSpooledBody(spool, row)).rejects.toBeInstanceOf(SpoolBodyLostError);
     spool.close();
     // At the next start the row is dropped as lost; the file it names is left alone.
