@@ -90,24 +90,17 @@ export function loadConfig(env: Env): Config {
       ? undefined
       : reader.integer('METRICS_PORT', 0, { min: 0, max: 65535 });
   const maxEnvelopeBytes = reader.integer('MAX_ENVELOPE_BYTES', 20 * MiB, { min: 1024, max: 200 * MiB });
-  const containerLimitBytes = containerMemoryLimit();
-  const budgetBytes = reader.integer('MEMORY_BUDGET_BYTES', defaultBudgetBytes(containerLimitBytes), {
-    min: 8 * MiB,
-    max: 64 * 1024 * MiB,
-  });
-  reader.check(
-    'MEMORY_BUDGET_BYTES',
-    budgetBytes >= 2 * maxEnvelopeBytes
-      ? undefined
-      : `(${budgetBytes}) must be at least twice MAX_ENVELOPE_BYTES (${maxEnvelopeBytes}): a largest envelope is held once as it arrives and once until it is sent${containerLimitBytes === undefined ? '' : ` (the default is ${defaultBudgetBytes(containerLimitBytes)}, a share of the container's ${containerLimitBytes}-byte memory limit)`}`,
-  );
+  const { budgetBytes, containerLimitBytes } = readBudget(reader, maxEnvelopeBytes);
   const bodyTimeoutMs = reader.integer('BODY_TIMEOUT_MS', 30_000, { min: 100, max: 600_000 });
   // The server's own backstop, later than the tunnel's 408.
   const requestTimeoutMs = bodyTimeoutMs + 5_000;
 
-  const spoolMaxEnvelopes = reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 });
-  const spoolMaxBytes = reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB });
+  const spoolBounds = {
+    maxEnvelopes: reader.integer('SPOOL_MAX_ENVELOPES', 100_000, { min: 1, max: 100_000_000 }),
+    maxBytes: reader.integer('SPOOL_MAX_BYTES', 512 * MiB, { min: MiB, max: 1024 * 1024 * MiB }),
+  };
 
+  // Read in this order (the object's), so a bad configuration's problems are listed as before.
   const config: Config = {
     server,
     tunnelPaths,
@@ -118,19 +111,7 @@ export function loadConfig(env: Env): Config {
     metricsPort,
     logSampleEvery: reader.integer('LOG_SAMPLE_EVERY', 1000, { min: 1, max: 1_000_000 }),
     build: { version: reader.string('RELEASE', 'dev'), revision: reader.string('REVISION', 'unknown') },
-    limits: {
-      maxBodyBytes: reader.integer('MAX_BODY_BYTES', maxEnvelopeBytes, { min: 1024, max: 200 * MiB }),
-      maxEnvelopeBytes,
-      maxEventItemBytes: reader.integer('MAX_EVENT_ITEM_BYTES', 1 * MiB, { min: 1024, max: 100 * MiB }),
-      maxItems: reader.integer('MAX_ITEMS', 1000, { min: 1, max: 100_000 }),
-      // Relay's own parser reads the same lines: these bound the JSON work per envelope (see envelope/parse.ts).
-      maxHeaderBytes: 64 * 1024,
-      maxItemHeaderBytes: DEFAULT_MAX_ITEM_HEADER_BYTES,
-      maxTotalHeaderBytes: DEFAULT_MAX_TOTAL_HEADER_BYTES,
-      bodyTimeoutMs,
-      refusedBodyLingerMs: reader.integer('REFUSED_BODY_LINGER_MS', 5_000, { min: 0, max: 60_000 }),
-      maxDecompressionRatio: reader.integer('MAX_DECOMPRESSION_RATIO', 100, { min: 2, max: 100_000 }),
-    },
+    limits: readLimits(reader, maxEnvelopeBytes, bodyTimeoutMs),
     memory: {
       budgetBytes,
       perClientBytes: reader.integer(
@@ -145,43 +126,88 @@ export function loadConfig(env: Env): Config {
       v6: reader.integer('CLIENT_IPV6_PREFIX', DEFAULT_PREFIXES.v6, { min: 16, max: 128 }),
     },
     connections: readConnectionLimits(reader, requestTimeoutMs, { maxConnections: 2_048 }),
-    spool: {
-      dir: reader.string('SPOOL_DIR', DEFAULT_SPOOL_DIR),
-      /** The default dir sits in the shared temp dir: it must be this user's alone (checked when opened). */
-      private: reader.optionalString('SPOOL_DIR') === undefined,
-      mode: reader.oneOf('SPOOL_MODE', ['durable', 'fast'], 'durable'),
-      sync: reader.oneOf('SPOOL_SYNC', ['normal', 'full'], 'normal'),
-      maxEnvelopes: spoolMaxEnvelopes,
-      maxBytes: spoolMaxBytes,
-      // An eighth each, and at least one largest envelope: eight networks must fill it, not one.
-      perClientEnvelopes: reader.integer('SPOOL_PER_CLIENT_ENVELOPES', Math.max(1, Math.floor(spoolMaxEnvelopes / 8)), {
-        min: 1,
-        max: spoolMaxEnvelopes,
-      }),
-      perClientBytes: reader.integer(
-        'SPOOL_PER_CLIENT_BYTES',
-        Math.max(Math.floor(spoolMaxBytes / 8), Math.min(spoolMaxBytes, maxEnvelopeBytes)),
-        { min: 1024, max: spoolMaxBytes },
-      ),
-      maxAgeMs: reader.integer('SPOOL_MAX_AGE_SECONDS', 24 * 3600, { min: 1, max: 30 * 24 * 3600 }) * 1000,
-      maxMemoryBytes: reader.integer('MEMORY_QUEUE_MAX_BYTES', Math.min(64 * MiB, Math.floor(budgetBytes / 2)), {
-        min: MiB,
-        max: 4096 * MiB,
-      }),
-    },
-    upstream: {
-      concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),
-      replayMaxLoopDelayMs: readReplayMaxLoopDelay(env, reader),
-      pipelining: reader.integer('UPSTREAM_PIPELINING', 1, { min: 1, max: 100 }),
-      connectTimeoutMs: reader.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 3_000, { min: 10, max: 120_000 }),
-      requestTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 }),
-      retryBaseMs: reader.integer('RETRY_BASE_MS', 1_000, { min: 1, max: 3_600_000 }),
-      retryMaxMs: reader.integer('RETRY_MAX_MS', 60_000, { min: 1, max: 3_600_000 }),
-      clientReportIntervalMs: reader.integer('CLIENT_REPORT_INTERVAL_MS', 10_000, { min: 10, max: 3_600_000 }),
-    },
+    spool: readSpool(reader, spoolBounds, maxEnvelopeBytes, budgetBytes),
+    upstream: readUpstream(env, reader),
   };
   reader.done();
   return config;
+}
+
+/** MEMORY_BUDGET_BYTES, by default a share of the container's memory limit; at least two largest envelopes. */
+function readBudget(reader: EnvReader, maxEnvelopeBytes: number) {
+  const containerLimitBytes = containerMemoryLimit();
+  const budgetBytes = reader.integer('MEMORY_BUDGET_BYTES', defaultBudgetBytes(containerLimitBytes), {
+    min: 8 * MiB,
+    max: 64 * 1024 * MiB,
+  });
+  reader.check(
+    'MEMORY_BUDGET_BYTES',
+    budgetBytes >= 2 * maxEnvelopeBytes
+      ? undefined
+      : `(${budgetBytes}) must be at least twice MAX_ENVELOPE_BYTES (${maxEnvelopeBytes}): a largest envelope is held once as it arrives and once until it is sent${containerLimitBytes === undefined ? '' : ` (the default is ${defaultBudgetBytes(containerLimitBytes)}, a share of the container's ${containerLimitBytes}-byte memory limit)`}`,
+  );
+  return { budgetBytes, containerLimitBytes };
+}
+
+function readLimits(reader: EnvReader, maxEnvelopeBytes: number, bodyTimeoutMs: number): RequestLimits {
+  return {
+    maxBodyBytes: reader.integer('MAX_BODY_BYTES', maxEnvelopeBytes, { min: 1024, max: 200 * MiB }),
+    maxEnvelopeBytes,
+    maxEventItemBytes: reader.integer('MAX_EVENT_ITEM_BYTES', 1 * MiB, { min: 1024, max: 100 * MiB }),
+    maxItems: reader.integer('MAX_ITEMS', 1000, { min: 1, max: 100_000 }),
+    // Relay's own parser reads the same lines: these bound the JSON work per envelope (see envelope/parse.ts).
+    maxHeaderBytes: 64 * 1024,
+    maxItemHeaderBytes: DEFAULT_MAX_ITEM_HEADER_BYTES,
+    maxTotalHeaderBytes: DEFAULT_MAX_TOTAL_HEADER_BYTES,
+    bodyTimeoutMs,
+    refusedBodyLingerMs: reader.integer('REFUSED_BODY_LINGER_MS', 5_000, { min: 0, max: 60_000 }),
+    maxDecompressionRatio: reader.integer('MAX_DECOMPRESSION_RATIO', 100, { min: 2, max: 100_000 }),
+  };
+}
+
+function readSpool(
+  reader: EnvReader,
+  { maxEnvelopes, maxBytes }: { maxEnvelopes: number; maxBytes: number },
+  maxEnvelopeBytes: number,
+  budgetBytes: number,
+): Config['spool'] {
+  return {
+    dir: reader.string('SPOOL_DIR', DEFAULT_SPOOL_DIR),
+    /** The default dir sits in the shared temp dir: it must be this user's alone (checked when opened). */
+    private: reader.optionalString('SPOOL_DIR') === undefined,
+    mode: reader.oneOf('SPOOL_MODE', ['durable', 'fast'], 'durable'),
+    sync: reader.oneOf('SPOOL_SYNC', ['normal', 'full'], 'normal'),
+    maxEnvelopes,
+    maxBytes,
+    // An eighth each, and at least one largest envelope: eight networks must fill it, not one.
+    perClientEnvelopes: reader.integer('SPOOL_PER_CLIENT_ENVELOPES', Math.max(1, Math.floor(maxEnvelopes / 8)), {
+      min: 1,
+      max: maxEnvelopes,
+    }),
+    perClientBytes: reader.integer(
+      'SPOOL_PER_CLIENT_BYTES',
+      Math.max(Math.floor(maxBytes / 8), Math.min(maxBytes, maxEnvelopeBytes)),
+      { min: 1024, max: maxBytes },
+    ),
+    maxAgeMs: reader.integer('SPOOL_MAX_AGE_SECONDS', 24 * 3600, { min: 1, max: 30 * 24 * 3600 }) * 1000,
+    maxMemoryBytes: reader.integer('MEMORY_QUEUE_MAX_BYTES', Math.min(64 * MiB, Math.floor(budgetBytes / 2)), {
+      min: MiB,
+      max: 4096 * MiB,
+    }),
+  };
+}
+
+function readUpstream(env: Env, reader: EnvReader): Config['upstream'] {
+  return {
+    concurrency: reader.integer('UPSTREAM_CONCURRENCY', 256, { min: 1, max: 10_000 }),
+    replayMaxLoopDelayMs: readReplayMaxLoopDelay(env, reader),
+    pipelining: reader.integer('UPSTREAM_PIPELINING', 1, { min: 1, max: 100 }),
+    connectTimeoutMs: reader.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 3_000, { min: 10, max: 120_000 }),
+    requestTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 }),
+    retryBaseMs: reader.integer('RETRY_BASE_MS', 1_000, { min: 1, max: 3_600_000 }),
+    retryMaxMs: reader.integer('RETRY_MAX_MS', 60_000, { min: 1, max: 3_600_000 }),
+    clientReportIntervalMs: reader.integer('CLIENT_REPORT_INTERVAL_MS', 10_000, { min: 10, max: 3_600_000 }),
+  };
 }
 
 /**

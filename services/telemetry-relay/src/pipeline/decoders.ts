@@ -9,7 +9,7 @@ const DECODER_OVERHEAD = 64 * 1024;
 /** Largest zstd window accepted: 8 MiB (zstd's own levels 1–19 use at most this for envelope-sized input). */
 const ZSTD_WINDOW_LOG_MAX = 23;
 
-interface Encoding {
+export interface Encoding {
   create(): Decoder;
   /** Bytes the decoder may hold, from the stream's first bytes (at least the first 6); undefined: refuse. */
   memory(head: Buffer): number | undefined;

@@ -4,9 +4,12 @@
 import type { Readable } from 'node:stream';
 import { quote, RelayError } from '../core/errors.ts';
 import type { Hold } from '../core/memory/budget.ts';
-import { charge, createBodySink } from './body-sink.ts';
-import { type Decoder, encodingFor, HEAD_BYTES, SUPPORTED_ENCODINGS } from './decoders.ts';
+import { BodyDecoding } from './body-decoding.ts';
+import { createBodySink } from './body-sink.ts';
+import { type Encoding, encodingFor, SUPPORTED_ENCODINGS } from './decoders.ts';
 import { readSmallBody, SMALL_BODY_BYTES } from './small-body.ts';
+
+export { RATIO_FLOOR } from './body-decoding.ts';
 
 export interface BodyLimits {
   /** Most bytes on the wire (compressed, if it is). */
@@ -27,65 +30,75 @@ export interface BodyReadOptions {
   onHeaderLine?: (line: Buffer) => void;
 }
 
-/** Any body may decompress to this much, whatever its size. */
-export const RATIO_FLOOR = 1024 * 1024;
 const YIELD_EVERY = 512 * 1024;
 
-const refuse = (...args: ConstructorParameters<typeof RelayError>) => Promise.reject(new RelayError(...args));
+type BodyHeaders = { 'content-encoding'?: string | undefined; 'content-length'?: string | undefined };
 
 export function readBody(
   body: Readable,
-  headers: { 'content-encoding'?: string | undefined; 'content-length'?: string | undefined },
+  headers: BodyHeaders,
   limits: BodyLimits,
   options: BodyReadOptions,
 ): Promise<Buffer> {
+  const framing = bodyFraming(headers, limits);
+  if (framing instanceof RelayError) {
+    body.resume();
+    return Promise.reject(framing);
+  }
+  const { encoding, declared } = framing;
+  if (!encoding && declared !== undefined && declared <= SMALL_BODY_BYTES) {
+    return readSmallBody(body, limits.timeoutMs, options);
+  }
+  return readStreamed(body, framing, limits, options);
+}
+
+interface Framing {
+  /** Content-Encoding's decoder, none for identity. */
+  encoding: Encoding | undefined;
+  name: string;
+  /** Content-Length when it is a positive safe integer. */
+  declared: number | undefined;
+}
+
+/** What the headers say of the body, or why it is refused before a byte is read. */
+function bodyFraming(headers: BodyHeaders, limits: BodyLimits): Framing | RelayError {
   const name = (headers['content-encoding'] ?? 'identity').trim().toLowerCase() || 'identity';
   const encoding = name === 'identity' ? undefined : encodingFor(name);
   if (name !== 'identity' && !encoding) {
-    body.resume();
-    return refuse(
+    return new RelayError(
       'unsupported_encoding',
       `Content-Encoding ${quote(name)} is not supported (use one of ${SUPPORTED_ENCODINGS.join(', ')})`,
     );
   }
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
-    body.resume();
-    return refuse('too_large', `the body is ${declared} bytes; at most ${limits.maxBodyBytes} are accepted`);
+    return new RelayError('too_large', `the body is ${declared} bytes; at most ${limits.maxBodyBytes} are accepted`);
   }
+  return { encoding, name, declared: Number.isSafeInteger(declared) && declared > 0 ? declared : undefined };
+}
 
-  if (!encoding && Number.isSafeInteger(declared) && declared > 0 && declared <= SMALL_BODY_BYTES) {
-    return readSmallBody(body, limits.timeoutMs, options);
-  }
-
+/** Reads the body chunk by chunk as it arrives, through its decoder if it has one, within the size and time limits. */
+function readStreamed(body: Readable, framing: Framing, limits: BodyLimits, options: BodyReadOptions): Promise<Buffer> {
+  const { encoding, name, declared } = framing;
   return new Promise((resolve, reject) => {
-    const { hold } = options;
     const sink = createBodySink({
-      hold,
+      hold: options.hold,
       max: encoding ? limits.maxEnvelopeBytes : Math.min(limits.maxBodyBytes, limits.maxEnvelopeBytes),
       what: encoding ? 'decompressed body' : 'body',
-      expected: !encoding && Number.isSafeInteger(declared) && declared > 0 ? declared : undefined,
+      expected: encoding ? undefined : declared,
       maxHeaderBytes: limits.maxHeaderBytes,
       onHeaderLine: options.onHeaderLine,
     });
     let wire = 0;
-    let decoder: Decoder | undefined;
-    let decoderMemory = 0;
-    let head: Buffer[] | undefined = encoding ? [] : undefined;
     let done = false;
     let ended = false;
-
     const finish = (error: unknown, value?: Buffer) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
       sink.dispose();
-      if (decoder) {
-        decoder.removeAllListeners().on('error', () => {});
-        decoder.destroy();
-        hold.shrink(decoderMemory);
-      }
+      decoding?.dispose();
       if (error !== undefined) {
         body.resume(); // discard the rest unread; the answer closes the connection
         reject(error);
@@ -98,46 +111,11 @@ export function readBody(
         finish(error);
       }
     };
-
-    const onDecoded = (chunk: Buffer) =>
-      guard(() => {
-        const allowed = Math.max(RATIO_FLOOR, wire * limits.maxDecompressionRatio);
-        if (sink.size + chunk.length > allowed) {
-          throw new RelayError(
-            'too_large',
-            `the body decompresses to more than ${limits.maxDecompressionRatio} times its ${wire} bytes (at most ${allowed} bytes here)`,
-          );
-        }
-        sink.append(chunk);
-      });
-    const startDecoder = (first: Buffer) => {
-      const memory = encoding?.memory(first);
-      if (memory === undefined) {
-        throw new RelayError('too_large', `the ${name} stream asks for a larger window than the relay decodes`);
-      }
-      charge(hold, memory);
-      decoderMemory = memory;
-      decoder = (encoding as NonNullable<typeof encoding>).create();
-      decoder.on('data', onDecoded);
-      decoder.on('end', () => guard(() => finish(undefined, sink.finish())));
-      decoder.on('error', (error: Error) =>
-        finish(new RelayError('malformed', `the body is not valid ${name} data (${error.message})`)),
-      );
-    };
-    const feed = (chunk: Buffer) => {
-      if (!decoder) {
-        (head as Buffer[]).push(chunk);
-        const buffered = Buffer.concat(head as Buffer[]);
-        if (buffered.length < HEAD_BYTES) return;
-        head = undefined;
-        startDecoder(buffered);
-        chunk = buffered;
-      }
-      if (!(decoder as Decoder).write(chunk)) {
-        body.pause();
-        (decoder as Decoder).once('drain', () => body.resume());
-      }
-    };
+    const { hold } = options;
+    const { maxDecompressionRatio } = limits;
+    const end = { guard, finish };
+    const decoding =
+      encoding && new BodyDecoding({ encoding, name, hold, sink, maxDecompressionRatio, body, wire: () => wire, end });
 
     const onData = (chunk: Buffer) =>
       guard(() => {
@@ -146,33 +124,15 @@ export function readBody(
         if (wire > limits.maxBodyBytes) {
           throw new RelayError('too_large', `the body is more than ${limits.maxBodyBytes} bytes`);
         }
-        if (encoding) feed(chunk);
+        if (decoding) decoding.write(chunk);
         else sink.append(chunk);
-        // The socket delivers up to 2 MiB per turn of the event loop; a breath every YIELD_EVERY bytes lets the
-        // other requests and timers through.
-        if (Math.floor(wire / YIELD_EVERY) > Math.floor(before / YIELD_EVERY) && !body.isPaused()) {
-          body.pause();
-          setImmediate(() => body.resume());
-        }
+        breathe(body, before, wire);
       });
     const onEnd = () =>
       guard(() => {
         ended = true;
-        if (!encoding) {
-          finish(undefined, sink.finish());
-          return;
-        }
-        if (!decoder) {
-          const buffered = Buffer.concat(head ?? []);
-          head = undefined;
-          if (buffered.length === 0) {
-            finish(undefined, sink.finish());
-            return;
-          }
-          startDecoder(buffered);
-          (decoder as unknown as Decoder).write(buffered);
-        }
-        (decoder as unknown as Decoder).end();
+        if (decoding) decoding.end();
+        else finish(undefined, sink.finish());
       });
     const onError = (error: Error) => finish(error);
     // A request emits 'close' after 'end' too; only a close before the end means the client went away.
@@ -187,4 +147,15 @@ export function readBody(
     );
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
+}
+
+/**
+ * The socket delivers up to 2 MiB per turn of the event loop; a breath every YIELD_EVERY bytes lets the other
+ * requests and timers through.
+ */
+function breathe(body: Readable, before: number, wire: number): void {
+  if (Math.floor(wire / YIELD_EVERY) > Math.floor(before / YIELD_EVERY) && !body.isPaused()) {
+    body.pause();
+    setImmediate(() => body.resume());
+  }
 }

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { constants, lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FileBody, prepareFileBody } from './streamed-body.ts';
 
 /** A row's body file is gone, truncated, or not one this relay wrote (lost to a power cut, deleted, tampered). */
 export class SpoolBodyLostError extends Error {
@@ -21,11 +20,10 @@ export interface BodyFiles {
   /** Writes `body` to a new file and returns its name, once it is as durable as the spool's commits. */
   write(body: Buffer): Promise<string>;
   /**
-   * Opens `name` to be streamed (its header line's `sent_at` moved forward by `heldMs` when > 0); the caller closes
-   * the handle. Rejects with SpoolBodyLostError when the name is not one of ours, or the file is missing, not a
-   * regular file, or not `size` bytes long.
+   * Opens `name` to be read; the caller closes the handle. Rejects with SpoolBodyLostError when the name is not one
+   * of ours, or the file is missing, not a regular file, or not `size` bytes long.
    */
-  open(name: string, size: number, heldMs: number): Promise<FileBody>;
+  open(name: string, size: number): Promise<FileHandle>;
   /** Unlinks files whose rows are deleted (in the background: a file that stays is removed at the next start). */
   remove(names: readonly string[]): void;
   /**
@@ -91,15 +89,7 @@ export function openBodyFiles(spoolDir: string, sync: 'normal' | 'full'): BodyFi
       if (sync === 'full') await syncDirectory(); // the new name survives a power cut too
       return name;
     },
-    async open(name, size, heldMs) {
-      const handle = await openChecked(name, size);
-      try {
-        return await prepareFileBody(handle, size, heldMs);
-      } catch (error) {
-        await handle.close();
-        throw error;
-      }
-    },
+    open: openChecked,
     remove(names) {
       for (const name of names) if (isBodyFileName(name)) unlink(path(name)).catch(() => {});
     },

@@ -2,7 +2,7 @@
 // synchronous=NORMAL survives a process kill (the page cache has the commit), FULL also a power loss. Checkpoints run
 // in checkpointer.ts's thread; the automatic one stays on at 10 000 pages as a backstop.
 import { DatabaseSync } from 'node:sqlite';
-import { STREAMED_BODY_BYTES } from './streamed-body.ts';
+import { STREAMED_BODY_BYTES } from './file-body-memory.ts';
 
 export interface SpoolEntry {
   url: string;
@@ -22,7 +22,7 @@ export interface SpoolRecord extends Omit<SpoolEntry, 'body'> {
   id: number;
   /** Body bytes, wherever they are. */
   size: number;
-  /** The body, or undefined when it is in its own file (`openBody` streams it). */
+  /** The body, or undefined when it is in its own file (`openBody` opens it). */
   body: Buffer | undefined;
   bodyFile: string | undefined;
   /** Memory the row takes while it is sent: its body, or for a body file the window it is streamed through. */

@@ -1,7 +1,6 @@
 // Each client (its network, service-kit's clientNetwork) may keep only a share of the spool's envelopes and bytes,
 // so one client cannot fill it while upstream is down and turn a local condition into everyone's refusal.
 // docs/decisions/011-spool-shares-and-full-spool.md.
-import { RelayError } from '../core/errors.ts';
 
 /** Envelopes and their body bytes. */
 export interface Tally {
@@ -59,26 +58,4 @@ export function spoolRoom(limits: SpoolLimits, total: Tally, own: Tally, size: n
   if (total.count >= limits.maxEnvelopes || total.bytes + size > limits.maxBytes) return 'spool';
   if (own.count >= limits.perClientEnvelopes || own.bytes + size > limits.perClientBytes) return 'client';
   return undefined;
-}
-
-/**
- * Throws when `size` more bytes do not fit. A full spool is this relay's condition, not the SDK's: no
- * X-Sentry-Rate-Limits, a short Retry-After.
- */
-export function refuseOverLimits(limits: SpoolLimits, total: Tally, own: Tally, size: number): void {
-  const full = spoolRoom(limits, total, own, size);
-  if (full === 'client') {
-    throw new RelayError(
-      'client_spool_full',
-      `your network keeps ${own.count} undelivered envelopes (${own.bytes} bytes), its share of this relay's spool; upstream is not taking them`,
-      { 'retry-after': '30' },
-    );
-  }
-  if (full === 'spool') {
-    throw new RelayError(
-      'spool_full',
-      `the relay holds ${total.count} undelivered envelopes (${total.bytes} bytes), its limit; upstream is not taking them`,
-      { 'retry-after': '5' },
-    );
-  }
 }

@@ -1,29 +1,19 @@
 // The durable spool: one SQLite row per envelope accepted but not delivered, bodies over BODY_FILE_THRESHOLD in files
 // (decision 001). Replay leases rows oldest first by the memory they take, never one twice; leases live in memory, as
 // marking a row rewrote it, body and all (decision 029), and a restart makes every row due again anyway.
-import { join } from 'node:path';
-import type { StatementSync } from 'node:sqlite';
-import { openBodyFiles } from './body-files.ts';
+import type { FileHandle } from 'node:fs/promises';
+import type { DatabaseSync } from 'node:sqlite';
+import type { BodyFiles } from './body-files.ts';
 import { startCheckpointer } from './checkpointer.ts';
-import {
-  BACKING_OFF,
-  inTransaction,
-  itemsByProject,
-  LEASED,
-  MEMORY,
-  openSpoolDatabase,
-  type RemovedRow,
-  type Row,
-  SIZE,
-  type SpoolEntry,
-  type SpoolRecord,
-  toRecord,
-} from './database.ts';
-import { lockSpoolDir, ownerOnly, prepareSpoolDir } from './directory.ts';
-import { ClientTally, type Tally } from './shares.ts';
-import type { FileBody } from './streamed-body.ts';
+import { inTransaction, LEASED, type RemovedRow, type SpoolEntry, type SpoolRecord } from './database.ts';
+import { Holdings, type SpoolLedger } from './holdings.ts';
+import { leaseRows } from './lease.ts';
+import { openStore } from './open-store.ts';
+import type { Tally } from './shares.ts';
+import { prepareStatements, type Statements } from './statements.ts';
 
 export type { SpoolEntry, SpoolRecord } from './database.ts';
+export type { SpoolDropReason, SpoolLedger } from './holdings.ts';
 
 export interface SpoolInsert {
   entry: SpoolEntry;
@@ -53,16 +43,6 @@ export interface Lease {
   expired: number;
   notAllowed: number;
 }
-
-/**
- * The loss ledger's view of the spool (ops/ledger.ts implements it): what the spool held as it opened, and the rows
- * it removed itself, never to be sent. Rows without `items` (the relay's own client reports) are not in it.
- */
-export interface SpoolLedger {
-  opened(rows: ReadonlyArray<{ project: string; items: string; rows: number }>): void;
-  dropped(project: string, items: string, reason: SpoolDropReason): void;
-}
-export type SpoolDropReason = 'expired' | 'not_allowed' | 'lost';
 
 export interface SpoolOptions {
   dir: string;
@@ -104,8 +84,8 @@ export interface Spool {
   remove(ids: readonly number[]): number;
   /** Leases due rows, oldest first, within `maxRows` and `maxBytes`, after deleting expired and refused ones. */
   lease(request: LeaseRequest): Lease;
-  /** A leased file row's body, opened to be streamed; SpoolBodyLostError when the file is gone or not ours. */
-  openBody(record: SpoolRecord, heldMs: number): Promise<FileBody>;
+  /** A leased file row's body file, opened to be read; SpoolBodyLostError when the file is gone or not ours. */
+  openBody(record: SpoolRecord): Promise<FileHandle>;
   /** Gives a leased row back, due at `nextAttemptAt`. */
   reschedule(id: number, attempts: number, nextAttemptAt: number): void;
   /** Makes every waiting (not leased) row due now: upstream is back. */
@@ -119,208 +99,112 @@ export interface Spool {
 const EMPTY = Buffer.alloc(0);
 
 export function openSpool(options: SpoolOptions): Spool {
-  prepareSpoolDir(options.dir, options.private === true);
-  const lock = lockSpoolDir(options.dir);
-  const file = join(options.dir, 'spool.sqlite');
-  ownerOnly(file);
-  const db = openSpoolDatabase(file, options.sync);
-  const transaction = <T>(work: () => T): T => inTransaction(db, work);
-  const files = openBodyFiles(options.dir, options.sync);
-  const ledger = options.ledger;
-  // Before anything is removed: what the previous process left is this one's pending at start.
-  ledger?.opened(itemsByProject(db));
-  const named = db
-    .prepare('SELECT id, body_file AS file, body_size AS size FROM envelopes WHERE body_file IS NOT NULL')
-    .all() as Array<{ id: number; file: string; size: number }>;
-  const { lost, orphans } = files.reconcile(named);
-  const deleteLost = db.prepare('DELETE FROM envelopes WHERE id = ? RETURNING project, items');
-  transaction(() => {
-    for (const row of lost) {
-      const gone = deleteLost.get(row.id) as { project: string; items: string | null } | undefined;
-      if (gone?.items != null) ledger?.dropped(gone.project, gone.items, 'lost');
-    }
-  });
-  const totals = db.prepare(`SELECT count(*) AS n, coalesce(sum(${SIZE}), 0) AS b FROM envelopes`).get() as {
-    n: number;
-    b: number;
-  };
-  let count = Number(totals.n);
-  let bytes = Number(totals.b);
-  /** Rows being sent: leased by `lease` (still due in the table), or inserted leased. Opening released every lease. */
-  const leased = new Set<number>();
-  const inserted = new Set<number>();
-  const byClient = new ClientTally();
-  const perClient = db
-    .prepare(
-      `SELECT client, count(*) AS n, coalesce(sum(${SIZE}), 0) AS b FROM envelopes WHERE client IS NOT NULL GROUP BY client`,
-    )
-    .all() as Array<{ client: string; n: number; b: number }>;
-  for (const row of perClient) byClient.set(row.client, { count: Number(row.n), bytes: Number(row.b) });
-
-  const insertRow = db.prepare(
-    'INSERT INTO envelopes (accepted_at, next_attempt_at, attempts, url, dsn_key, project, headers, body, body_file, body_size, client, items) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const removed = `RETURNING id, ${SIZE} AS size, body_file AS file, client, project, items`;
-  const deleteRow = db.prepare(`DELETE FROM envelopes WHERE id = ? ${removed}`);
-  const selectDue = db.prepare(
-    `SELECT id, accepted_at, url, dsn_key, ${MEMORY} AS memory, ${SIZE} AS size FROM envelopes WHERE next_attempt_at <= ? ORDER BY id LIMIT ?`,
-  );
-  const selectRow = db.prepare(
-    `SELECT id, accepted_at, attempts, url, dsn_key, project, headers, body, body_file, client, items, ${SIZE} AS size, ${MEMORY} AS memory FROM envelopes WHERE id = ?`,
-  );
-  const release = db.prepare('UPDATE envelopes SET attempts = ?, next_attempt_at = ? WHERE id = ?');
-  const wake = db.prepare(`UPDATE envelopes SET next_attempt_at = ? WHERE ${BACKING_OFF} AND next_attempt_at > ?`);
-  const expireRows = db.prepare(`DELETE FROM envelopes WHERE accepted_at < ? ${removed}`);
-  const oldest = db.prepare('SELECT accepted_at FROM envelopes ORDER BY id LIMIT 1');
+  const { file, db, files, lock, lostRows, orphanFiles } = openStore(options);
+  const sql = prepareStatements(db);
+  const held = new Holdings(sql, options.ledger);
   const checkpointer = startCheckpointer(file, CHECKPOINT_EVERY_MS);
-
-  /**
-   * Expired rows that were being sent: the send's answer settles them in the ledger (forwarded, refused), or, failing,
-   * its reschedule finds them here and counts them expired.
-   */
-  const expiredInFlight = new Map<number, { project: string; items: string }>();
-  /**
-   * Runs a DELETE … RETURNING (`removed`); the caller unlinks `unlink` after the transaction commits. With `reason`,
-   * the spool gives the rows up: the ledger counts them dropped.
-   */
-  const removeAll = (statement: StatementSync, arg: number, unlink: string[], reason?: SpoolDropReason): number => {
-    const rows = statement.all(arg) as unknown as RemovedRow[];
-    for (const row of rows) {
-      const id = Number(row.id);
-      count--;
-      bytes -= Number(row.size);
-      byClient.remove(row.client, Number(row.size));
-      const sending = leased.delete(id) || inserted.delete(id);
-      if (row.file !== null) unlink.push(row.file);
-      if (row.items === null || reason === undefined) continue;
-      if (sending) expiredInFlight.set(id, { project: row.project, items: row.items });
-      else ledger?.dropped(row.project, row.items, reason);
-    }
-    return rows.length;
-  };
+  /** Runs `work` in a transaction; the body files it names in `unlink` are unlinked once it commits. */
   const removeCommitted = <T>(work: (unlink: string[]) => T): T => {
     const unlink: string[] = [];
-    const result = transaction(() => work(unlink));
+    const result = inTransaction(db, () => work(unlink));
     files.remove(unlink);
     return result;
   };
+  const removed = (rows: unknown, unlink: string[], reason?: 'expired') =>
+    held.removed(rows as RemovedRow[], unlink, reason);
   const nothing: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
 
   const spool: Spool = {
     get count() {
-      return count;
+      return held.count;
     },
     get bytes() {
-      return bytes;
+      return held.bytes;
     },
     get unleasedCount() {
-      return count - leased.size - inserted.size;
+      return held.count - held.sending;
     },
-    heldBy: (client) => byClient.of(client),
-    recovered: { lostRows: lost.length, orphanFiles: orphans, expiredRows: 0 },
+    heldBy: (client) => held.byClient.of(client),
+    recovered: { lostRows, orphanFiles, expiredRows: 0 },
     writeBody(body) {
       return body.length > BODY_FILE_THRESHOLD ? files.write(body) : undefined;
     },
     insert(entries) {
       if (entries.length === 0) return [];
-      let ids: number[];
-      try {
-        ids = transaction(() =>
-          entries.map(({ entry, leased, nextAttemptAt, bodyFile }) => {
-            const result = insertRow.run(
-              entry.acceptedAt,
-              leased ? LEASED : nextAttemptAt,
-              entry.attempts,
-              entry.url,
-              entry.dsnKey,
-              entry.project,
-              JSON.stringify(entry.headers),
-              bodyFile === undefined ? entry.body : EMPTY,
-              bodyFile ?? null,
-              bodyFile === undefined ? null : entry.body.length,
-              entry.client ?? null,
-              entry.items ?? null,
-            );
-            return Number(result.lastInsertRowid);
-          }),
-        );
-      } catch (error) {
-        files.remove(entries.flatMap(({ bodyFile }) => (bodyFile === undefined ? [] : [bodyFile])));
-        throw error;
-      }
-      for (const [i, { entry, leased: sending }] of entries.entries()) {
-        count++;
-        bytes += entry.body.length;
-        byClient.add(entry.client, entry.body.length);
-        if (sending) inserted.add(ids[i] as number);
-      }
+      const ids = insertAll(db, sql, files, entries);
+      for (const [i, { entry, leased }] of entries.entries()) held.added(entry, ids[i] as number, leased);
       return ids;
     },
     remove(ids) {
       if (ids.length === 0) return 0;
-      for (const id of ids) expiredInFlight.delete(id); // settled by whoever removes it
-      return removeCommitted((unlink) => ids.reduce((sum, id) => sum + removeAll(deleteRow, id, unlink), 0));
+      for (const id of ids) held.expiredInFlight.delete(id); // settled by whoever removes it
+      return removeCommitted((unlink) => ids.reduce((sum, id) => sum + removed(sql.deleteRow.all(id), unlink), 0));
     },
-    lease({ now, maxRows, maxBytes, maxSize = Number.POSITIVE_INFINITY, expireBefore, isAllowed }) {
-      if (count === leased.size + inserted.size || maxRows <= 0 || maxBytes <= 0) return nothing;
-      return removeCommitted((unlink) => {
-        // Rows leased here are still due in the table: read past as many as there are.
-        const due = selectDue.all(now, maxRows + leased.size) as unknown as Row[];
-        const lease: Lease = { rows: [], bytes: 0, expired: 0, notAllowed: 0 };
-        let size = 0;
-        for (const candidate of due) {
-          const id = Number(candidate.id);
-          if (leased.has(id)) continue;
-          if (lease.rows.length === maxRows) break;
-          if (expireBefore !== undefined && Number(candidate.accepted_at) < expireBefore) {
-            lease.expired += removeAll(deleteRow, id, unlink, 'expired');
-          } else if (isAllowed && !isAllowed({ url: candidate.url, dsnKey: candidate.dsn_key })) {
-            lease.notAllowed += removeAll(deleteRow, id, unlink, 'not_allowed');
-          } else {
-            const memory = Number(candidate.memory);
-            if (lease.bytes + memory > maxBytes) break; // oldest first: what follows waits its turn
-            if (lease.rows.length > 0 && size + Number(candidate.size) > maxSize) break;
-            size += Number(candidate.size);
-            lease.rows.push(toRecord(selectRow.get(id) as unknown as Row));
-            leased.add(id);
-            lease.bytes += memory;
-          }
-        }
-        return lease;
-      });
+    lease(request) {
+      if (held.count === held.sending || request.maxRows <= 0 || request.maxBytes <= 0) return nothing;
+      return removeCommitted((unlink) => leaseRows(request, sql, held, unlink));
     },
-    async openBody(record, heldMs) {
+    async openBody(record) {
       if (record.bodyFile === undefined) throw new Error(`spool row ${record.id} holds its body: nothing to open`);
-      return files.open(record.bodyFile, record.size, heldMs);
+      return files.open(record.bodyFile, record.size);
     },
     reschedule(id, attempts, nextAttemptAt) {
-      if (leased.delete(id) || inserted.delete(id)) release.run(attempts, nextAttemptAt, id); // not deleted meanwhile
-      const expired = expiredInFlight.get(id);
-      if (expired) {
-        expiredInFlight.delete(id);
-        ledger?.dropped(expired.project, expired.items, 'expired');
-      }
+      if (held.stopSending(id)) sql.release.run(attempts, nextAttemptAt, id); // not deleted meanwhile
+      held.settleExpired(id);
     },
     wakeAll(now) {
-      wake.run(now, now);
+      sql.wake.run(now, now);
     },
     expire(before) {
-      return removeCommitted((unlink) => removeAll(expireRows, before, unlink, 'expired'));
+      return removeCommitted((unlink) => removed(sql.expireRows.all(before), unlink, 'expired'));
     },
     oldestAcceptedAt() {
-      const row = oldest.get() as { accepted_at: number } | undefined;
+      const row = sql.oldest.get() as { accepted_at: number } | undefined;
       return row === undefined ? undefined : Number(row.accepted_at);
     },
     close() {
       checkpointer.stop();
-      if (db.isOpen) {
-        db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-        db.close();
-      }
+      closeDatabase(db);
       if (lock.isOpen) lock.close();
     },
   };
   // Rows past their age go before anything could replay them (a restart after a long outage or a crash loop).
   if (options.maxAgeMs !== undefined) spool.recovered.expiredRows = spool.expire(Date.now() - options.maxAgeMs);
   return spool;
+}
+
+/** Inserts in one transaction; when it fails, the entries' body files are unlinked. */
+function insertAll(db: DatabaseSync, sql: Statements, files: BodyFiles, entries: readonly SpoolInsert[]): number[] {
+  try {
+    return inTransaction(db, () => entries.map((insert) => insertRow(sql, insert)));
+  } catch (error) {
+    files.remove(entries.flatMap(({ bodyFile }) => (bodyFile === undefined ? [] : [bodyFile])));
+    throw error;
+  }
+}
+
+/** Inserts one row (in the caller's transaction); returns its id. */
+function insertRow(sql: Statements, { entry, leased, nextAttemptAt, bodyFile }: SpoolInsert): number {
+  const result = sql.insertRow.run(
+    entry.acceptedAt,
+    leased ? LEASED : nextAttemptAt,
+    entry.attempts,
+    entry.url,
+    entry.dsnKey,
+    entry.project,
+    JSON.stringify(entry.headers),
+    bodyFile === undefined ? entry.body : EMPTY,
+    bodyFile ?? null,
+    bodyFile === undefined ? null : entry.body.length,
+    entry.client ?? null,
+    entry.items ?? null,
+  );
+  return Number(result.lastInsertRowid);
+}
+
+/** Copies the WAL into the database first: a closed spool is one file. */
+function closeDatabase(db: DatabaseSync): void {
+  if (!db.isOpen) return;
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  db.close();
 }

@@ -7,10 +7,10 @@ import { shiftSentAt } from '../envelope/sent-at.ts';
 import { counting, labelled, type RelayMetrics } from '../ops/metrics.ts';
 import { SpoolBodyLostError } from '../spool/body-files.ts';
 import type { Spool, SpoolEntry, SpoolRecord } from '../spool/spool.ts';
-import type { FileBody } from '../spool/streamed-body.ts';
 import type { SpoolWriter } from '../spool/writer.ts';
 import type { Forwarder, ForwardResult } from './forward.ts';
 import type { Outage } from './outage.ts';
+import { type FileBody, openFileBody } from './streamed-body.ts';
 
 export interface Attempt {
   /** An accepted envelope (its body in memory), or a leased spool row (its body in memory or in a file). */
@@ -110,7 +110,7 @@ export function createAttempts(options: AttemptOptions): (attempt: Attempt) => P
   const sendFile = async (attempt: Attempt, row: SpoolRecord): Promise<void> => {
     let body: FileBody;
     try {
-      body = await spool.openBody(row, heldFor(row));
+      body = await openFileBody(spool, row, heldFor(row));
     } catch (error) {
       bodyUnavailable(row, error);
       return;

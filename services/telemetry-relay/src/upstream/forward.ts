@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { type ParsedLimit, parseRateLimits } from '../envelope/rate-limit-header.ts';
-import { type FileBody, fileBodyStream } from '../spool/streamed-body.ts';
+import { type FileBody, fileBodyStream } from './streamed-body.ts';
 
 export type ForwardOutcome = 'delivered' | 'rate_limited' | 'rejected' | 'failed';
 

@@ -3,4 +3,5 @@
 
 export { openSpool, type Spool } from '../spool/spool.ts';
 export { createDelivery, type Delivery, type DeliveryOptions } from './delivery.ts';
+export { reportSpoolRecovered } from './dropped.ts';
 export { createForwarder, type Forwarder } from './forward.ts';

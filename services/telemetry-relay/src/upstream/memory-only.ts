@@ -1,6 +1,8 @@
 // Fast mode's envelopes held only in memory until sent: counted with the spool's rows against its bounds, in total
-// and per client, so answering before the commit keeps no more than the spool would take (decision 011).
-import { ClientTally, refuseOverLimits } from '../spool/shares.ts';
+// and per client, so answering before the commit keeps no more than the spool would take; over them a refusal
+// (decision 011).
+import { RelayError } from '../core/errors.ts';
+import { ClientTally, type SpoolLimits, spoolRoom, type Tally } from '../spool/shares.ts';
 import type { Spool, SpoolEntry } from '../spool/spool.ts';
 
 /** A delivery job whose envelope may exist only in memory. */
@@ -38,16 +40,33 @@ export class MemoryOnly<J extends MemoryJob> {
   }
 
   /** Throws the spool's refusal (503, or 429 for a client over its share) when `size` more bytes would not fit. */
-  refuseWhenFull(
-    spool: Spool,
-    limits: Parameters<typeof refuseOverLimits>[0],
-    client: string | undefined,
-    size: number,
-  ) {
+  refuseWhenFull(spool: Spool, limits: SpoolLimits, client: string | undefined, size: number) {
     const total = { count: spool.count + this.count, bytes: spool.bytes + this.bytes };
     const kept = spool.heldBy(client);
     const inMemory = this.#byClient.of(client);
     const own = { count: kept.count + inMemory.count, bytes: kept.bytes + inMemory.bytes };
     refuseOverLimits(limits, total, own, size);
+  }
+}
+
+/**
+ * Throws when `size` more bytes do not fit. A full spool is this relay's condition, not the SDK's: no
+ * X-Sentry-Rate-Limits, a short Retry-After.
+ */
+function refuseOverLimits(limits: SpoolLimits, total: Tally, own: Tally, size: number): void {
+  const full = spoolRoom(limits, total, own, size);
+  if (full === 'client') {
+    throw new RelayError(
+      'client_spool_full',
+      `your network keeps ${own.count} undelivered envelopes (${own.bytes} bytes), its share of this relay's spool; upstream is not taking them`,
+      { 'retry-after': '30' },
+    );
+  }
+  if (full === 'spool') {
+    throw new RelayError(
+      'spool_full',
+      `the relay holds ${total.count} undelivered envelopes (${total.bytes} bytes), its limit; upstream is not taking them`,
+      { 'retry-after': '5' },
+    );
   }
 }

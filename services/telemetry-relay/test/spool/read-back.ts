@@ -10,7 +10,7 @@ export function leaseDue(spool: Spool, now: number, maxRows: number): SpoolRecor
 export async function readSpooledBody(spool: Spool, row: SpoolRecord | undefined): Promise<Buffer> {
   if (!row) throw new Error('no row was leased');
   if (row.body !== undefined) return row.body;
-  const { handle } = await spool.openBody(row, 0);
+  const handle = await spool.openBody(row);
   try {
     return await handle.readFile();
   } finally {

@@ -23,8 +23,8 @@ import { type Dsn, envelopeEndpoint, parseDsn } from '../../src/envelope/dsn.ts'
 import { createMetrics, type RelayMetrics } from '../../src/ops/metrics.ts';
 import { RateLimits } from '../../src/pipeline/rate-limit.ts';
 import { createDestinationCheck, type DestinationConfig } from '../../src/projects/destinations.ts';
+import { STREAMED_BODY_BYTES } from '../../src/spool/file-body-memory.ts';
 import { openSpool, type Spool, type SpoolEntry } from '../../src/spool/spool.ts';
-import { type FileBody, fileBodyStream, STREAMED_BODY_BYTES } from '../../src/spool/streamed-body.ts';
 import { createDelivery, type DeliveryOptions } from '../../src/upstream/delivery.ts';
 import {
   createForwarder,
@@ -35,6 +35,7 @@ import {
 } from '../../src/upstream/forward.ts';
 import { createOutage } from '../../src/upstream/outage.ts';
 import { nextReplayWindow, replayWindowLimit } from '../../src/upstream/replay-pace.ts';
+import { type FileBody, fileBodyStream } from '../../src/upstream/streamed-body.ts';
 import { leaseDue, readSpooledBody } from '../spool/read-back.ts';
 
 let upstream: Awaited<ReturnType<typeof startCountingUpstream>>;

@@ -4,6 +4,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { shiftSentAt } from '../envelope/sent-at.ts';
+import { CHUNK_BYTES, HEAD_MAX_BYTES } from '../spool/file-body-memory.ts';
+import type { Spool, SpoolRecord } from '../spool/spool.ts';
 
 export interface FileBody {
   /** Open on the body file; the sender closes it once the send is over. */
@@ -18,18 +20,18 @@ export interface FileBody {
   length: number;
 }
 
-const CHUNK_BYTES = 64 * 1024;
-/** The envelope header line is at most 64 KiB (the tunnel refuses longer ones), plus its newline. */
-const HEAD_MAX_BYTES = 64 * 1024 + 1;
-
-/**
- * The most memory one streamed body holds at once: its head line and a chunk in each buffer on the way (the file
- * stream's, the one prepending the head, undici's write and the socket's). Delivery charges the budget this much
- * for a body sent from a file, whatever the file's size.
- */
-export const STREAMED_BODY_BYTES = HEAD_MAX_BYTES + 4 * CHUNK_BYTES;
-
 const EMPTY = Buffer.alloc(0);
+
+/** Opens a leased file row's body to be sent, its `sent_at` moved forward by `heldMs` when > 0 (prepareFileBody). */
+export async function openFileBody(spool: Spool, row: SpoolRecord, heldMs: number): Promise<FileBody> {
+  const handle = await spool.openBody(row);
+  try {
+    return await prepareFileBody(handle, row.size, heldMs);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
 
 /**
  * Prepares `handle` (a body file of `size` bytes) for sending. Held longer than the caller's threshold
