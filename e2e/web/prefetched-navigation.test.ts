@@ -1,25 +1,14 @@
 // Issue 12's bound: a navigation to a prefetched page shows it in under 50 ms, with no request. Timed on the wall
 // clock, so this file is in the e2e-alone lane (e2e/alone.ts); the rest of navigation's behaviour is navigation.test.ts.
-import type { ServiceProcess } from '@app/test-kit';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isSameDocument, launchChromium } from '../support/browser.ts';
+import { expect, it } from 'vitest';
+import { isSameDocument } from '../support/browser.ts';
 import { navigateTimed, openPage } from '../support/navigation-page.ts';
-import { startWeb } from '../support/web.ts';
+import { webSuite } from '../support/web.ts';
 
-let web: ServiceProcess;
-let browser: Browser;
-
-beforeAll(async () => {
-  [web, browser] = await Promise.all([startWeb(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await web?.kill();
-});
+const suite = webSuite({});
 
 it('prefetches on hover and then navigates with no request, fast', async () => {
-  const { page, pageDataRequests } = await openPage(browser, `${web.url}/catalog`);
+  const { page, pageDataRequests } = await openPage(suite.browser, `${suite.web.url}/catalog`);
   const dataRequestsTo = (path: string) => pageDataRequests.filter((r) => new URL(r.url()).pathname === path).length;
   const targets: Array<[string, string]> = [
     ['/catalog/ember-lamp', 'Ember Lamp'],
