@@ -1,9 +1,29 @@
 // One lease: due rows oldest first, by the memory they take and the bytes they put on the wire, never one twice;
 // rows past their age or destination found on the way are deleted instead.
-import { type RemovedRow, type Row, toRecord } from './database.ts';
+import { type RemovedRow, type Row, type SpoolRecord, toRecord } from './database.ts';
 import type { Holdings } from './holdings.ts';
-import type { Lease, LeaseRequest } from './spool.ts';
 import type { Statements } from './statements.ts';
+
+export interface LeaseRequest {
+  now: number;
+  maxRows: number;
+  /** Most `memoryBytes` the leased rows may add up to; the first row that would not fit ends the lease. */
+  maxBytes: number;
+  /** Most body bytes (`size`) the rows after the first may add up to: what one lease puts on the wire at once. */
+  maxSize?: number;
+  /** Rows accepted before this are deleted instead (`expired`). */
+  expireBefore?: number;
+  /** Rows whose destination this refuses are deleted instead (`notAllowed`). */
+  isAllowed?: (target: { url: string; dsnKey: string }) => boolean;
+}
+
+export interface Lease {
+  rows: SpoolRecord[];
+  /** Their `memoryBytes`, summed. */
+  bytes: number;
+  expired: number;
+  notAllowed: number;
+}
 
 export function leaseRows(request: LeaseRequest, sql: Statements, held: Holdings, unlink: string[]): Lease {
   const { now, maxRows, maxBytes, maxSize = Number.POSITIVE_INFINITY, expireBefore, isAllowed } = request;

@@ -7,7 +7,7 @@ import type { BodyFiles } from './body-files.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { inTransaction, LEASED, type RemovedRow, type SpoolEntry, type SpoolRecord } from './database.ts';
 import { Holdings, type SpoolLedger } from './holdings.ts';
-import { leaseRows } from './lease.ts';
+import { type Lease, type LeaseRequest, leaseRows } from './lease.ts';
 import { openStore } from './open-store.ts';
 import type { Tally } from './shares.ts';
 import { prepareStatements, type Statements } from './statements.ts';
@@ -23,26 +23,7 @@ export interface SpoolInsert {
   bodyFile?: string | undefined;
 }
 
-export interface LeaseRequest {
-  now: number;
-  maxRows: number;
-  /** Most `memoryBytes` the leased rows may add up to; the first row that would not fit ends the lease. */
-  maxBytes: number;
-  /** Most body bytes (`size`) the rows after the first may add up to: what one lease puts on the wire at once. */
-  maxSize?: number;
-  /** Rows accepted before this are deleted instead (`expired`). */
-  expireBefore?: number;
-  /** Rows whose destination this refuses are deleted instead (`notAllowed`). */
-  isAllowed?: (target: { url: string; dsnKey: string }) => boolean;
-}
-
-export interface Lease {
-  rows: SpoolRecord[];
-  /** Their `memoryBytes`, summed. */
-  bytes: number;
-  expired: number;
-  notAllowed: number;
-}
+export type { Lease, LeaseRequest } from './lease.ts';
 
 export interface SpoolOptions {
   dir: string;
