@@ -47,7 +47,7 @@ export interface CaptureContainer {
   container: StartedTestContainer;
   /** Network alias other containers use: http://capture:8000 */
   alias: string;
-  /** From the host: http://localhost:<mapped port> (the port changes when the container is started again). */
+  /** From the host: http://127.0.0.1:<mapped port> (the port changes when the container is started again). */
   url: string;
   /** Stops the container (the upstream is gone: peers get DNS or connection errors); start() brings it back, empty. */
   stop(): Promise<void>;
