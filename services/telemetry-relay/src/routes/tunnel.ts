@@ -1,7 +1,7 @@
 // POST <TUNNEL_PATH>: the body read within limits, its header line and then its items handed to the pipeline
 // (pipeline/index.ts), its answer written. Served by node:http ahead of Fastify, as Fastify would (decision 002).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clientAddress, type LingerLimits, lingerLimits, requestIdFrom } from '@app/service-kit';
+import { clientAddress, type LingerLimits, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { RelayError } from '../core/errors.ts';
 import type { ClientShares } from '../core/memory/budget.ts';
@@ -24,6 +24,8 @@ import { createTunnelAnswers, type TunnelAnswers } from './tunnel-answers.ts';
 export interface TunnelOptions extends RouteOptions {
   /** The memory budget, shared fairly between clients. */
   shares: ClientShares;
+  /** How a refused body's connection ends (the one app.ts made from the limits for every route). */
+  linger: LingerLimits;
   log: FastifyBaseLogger;
   /** Readiness is failing: answer, but close connections so clients move elsewhere. */
   draining: () => boolean;
@@ -52,9 +54,8 @@ interface Tunnel {
 }
 
 export function createTunnelHandler(options: TunnelOptions): TunnelHandler {
-  const { config, metrics } = options;
+  const { config, metrics, linger } = options;
   const { limits } = config;
-  const linger = lingerLimits(limits.refusedBodyLingerMs, limits.maxBodyBytes);
   const tunnel: Tunnel = {
     options,
     bodyLimits: {
