@@ -60,7 +60,7 @@ export class Holdings {
       this.count--;
       this.bytes -= Number(row.size);
       this.byClient.remove(row.client, Number(row.size));
-      const sending = this.leased.delete(id) || this.inserted.delete(id);
+      const sending = this.stopSending(id);
       if (row.file !== null) unlink.push(row.file);
       if (row.items === null || reason === undefined) continue;
       if (sending) this.expiredInFlight.set(id, { project: row.project, items: row.items });
