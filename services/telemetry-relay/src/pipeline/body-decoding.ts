@@ -67,10 +67,9 @@ export class BodyDecoding {
         this.#parts.end.finish(undefined, this.#parts.sink.finish());
         return;
       }
-      this.#start(buffered);
-      (this.#decoder as unknown as Decoder).write(buffered);
+      this.#start(buffered).write(buffered);
     }
-    (this.#decoder as unknown as Decoder).end();
+    (this.#decoder as Decoder).end();
   }
 
   /** Destroys the decoder and gives its memory back. */
@@ -81,7 +80,8 @@ export class BodyDecoding {
     this.#parts.hold.shrink(this.#memory);
   }
 
-  #start(first: Buffer): void {
+  /** Charges the window `first` asks for and makes the decoder. */
+  #start(first: Buffer): Decoder {
     const { encoding, name, hold, sink, end } = this.#parts;
     const memory = encoding.memory(first);
     if (memory === undefined) {
@@ -96,6 +96,7 @@ export class BodyDecoding {
     decoder.on('error', (error: Error) =>
       end.finish(new RelayError('malformed', `the body is not valid ${name} data (${error.message})`)),
     );
+    return decoder;
   }
 
   #decoded(chunk: Buffer): void {
