@@ -66,13 +66,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const rateLimits = new RateLimits();
   const parts: MeteredParts = { rateLimits, budget };
   const metrics = relayMetrics(config, parts);
-  // Replay asks the projects in force now: a DSN removed by a reload is no longer sent to.
-  let projects: LiveProjects | undefined;
-  const upstream = openUpstream(config, { metrics, log: app.log, budget, clientNetwork, rateLimits }, (target) =>
-    (projects as LiveProjects).current().isAllowedDestination(target),
-  );
-  const { spool, delivery, forwarder } = upstream;
-  Object.assign(parts, { spool, delivery });
   // The projects in force (PROJECTS_FILE, or the environment's one), swapped whole by a reload (projects/live.ts).
   const { loopbackPorts, upstreamUrl, limits } = config;
   const watched = loadProjects(
@@ -81,7 +74,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     { registry: metrics.registry, log: app.log },
   );
   const live = watched.live;
-  projects = live;
+  // Replay asks the projects in force now: a DSN removed by a reload is no longer sent to.
+  const upstream = openUpstream(config, { metrics, log: app.log, budget, clientNetwork, rateLimits }, (target) =>
+    live.current().isAllowedDestination(target),
+  );
+  const { spool, delivery, forwarder } = upstream;
+  Object.assign(parts, { spool, delivery });
   reportSpoolRecovered(metrics, app.log, spool.recovered, config.spool);
   const outcomes = new OutcomeAggregator<Target>();
   const clientReports = startClientReports(outcomes, delivery, config.upstream.clientReportIntervalMs, app.log);
