@@ -26,3 +26,14 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
   }
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
+
+/** What a request tells of its sender: the socket's peer and the X-Forwarded-For header. */
+export interface ArrivedRequest {
+  socket?: { remoteAddress?: string | undefined } | undefined;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** clientAddress of a request as it arrived (node:http's, or Fastify's raw one). */
+export function requestClientAddress(req: ArrivedRequest, trustedHops: number): string {
+  return clientAddress(req.socket?.remoteAddress ?? '', req.headers['x-forwarded-for'], trustedHops);
+}

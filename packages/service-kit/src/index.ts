@@ -1,7 +1,12 @@
 // What every service shares, in one import: configuration, who the client is, logging, health, front door, lifecycle.
 export { type AdminPort, type AdminPortOptions, serveAdminPort } from './admin-port.ts';
 export { type BuildInfo, registerBuildInfo } from './build-info.ts';
-export { clientAddress, readTrustedProxyHops } from './client-address.ts';
+export {
+  type ArrivedRequest,
+  clientAddress,
+  readTrustedProxyHops,
+  requestClientAddress,
+} from './client-address.ts';
 export { clientNetwork, DEFAULT_PREFIXES, type NetworkPrefixes, networkOf, UNPARSABLE } from './client-network.ts';
 export { containerCpuLimit, containerMemoryLimit } from './container.ts';
 export {

@@ -7,6 +7,7 @@ import {
   networkOf,
   readEnv,
   readTrustedProxyHops,
+  requestClientAddress,
   UNPARSABLE,
 } from '../src/index.ts';
 
@@ -40,6 +41,10 @@ describe('clientAddress and its network: one table for the relay and the web', (
     ['no peer (a closed socket): the one unparsable key', '', undefined, 0, '', UNPARSABLE],
   ])('%s', (_name, peer, forwardedFor, hops, address, network) => {
     expect(clientAddress(peer, forwardedFor, hops)).toBe(address);
+    // The same, read off a request as it arrived (no socket: a closed one).
+    const socket = peer === '' ? undefined : { remoteAddress: peer };
+    const headers = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
+    expect(requestClientAddress({ socket, headers }, hops)).toBe(address);
     expect(clientNetwork(address, DEFAULT_PREFIXES)).toBe(network);
   });
 });

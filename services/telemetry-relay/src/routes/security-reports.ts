@@ -1,7 +1,7 @@
 // POST <TUNNEL_PATH>/security?dsn=…: browsers' CSP reports (report-uri's `application/csp-report`, report-to's
 // batch), what Sentry's security endpoint takes but with the whole DSN, so the same authorizer decides. Each report
 // becomes a `raw_security` item (pipeline/security-report.ts) and takes the tunnel's stages after its header line's.
-import { clientAddress, lingerLimits } from '@app/service-kit';
+import { lingerLimits, requestClientAddress } from '@app/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { quote, RelayError } from '../core/errors.ts';
 import type { ClientShares } from '../core/memory/budget.ts';
@@ -81,11 +81,7 @@ export async function securityReports(app: FastifyInstance, options: SecurityRep
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     metrics.received.inc();
-    const ip = clientAddress(
-      req.raw.socket.remoteAddress ?? '',
-      req.headers['x-forwarded-for'],
-      config.trustedProxyHops,
-    );
+    const ip = requestClientAddress(req.raw, config.trustedProxyHops);
     try {
       const answer = await accept(req, reply, ip);
       // Sampled like the tunnel's, and without the URL: a report's query may be kilobytes (issue 24).

@@ -1,7 +1,7 @@
 // POST <TUNNEL_PATH>: the body read within limits, its header line and then its items handed to the pipeline
 // (pipeline/index.ts), its answer written. Served by node:http ahead of Fastify, as Fastify would (decision 002).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clientAddress, type LingerLimits, requestIdFrom } from '@app/service-kit';
+import { type LingerLimits, requestClientAddress, requestIdFrom } from '@app/service-kit';
 import type { FastifyBaseLogger } from 'fastify';
 import { RelayError } from '../core/errors.ts';
 import type { ClientShares } from '../core/memory/budget.ts';
@@ -103,7 +103,7 @@ function receiveEnvelope(tunnel: Tunnel, req: IncomingMessage, res: ServerRespon
   const { options, answers } = tunnel;
   const { pipeline, config } = options;
   const started = performance.now();
-  const ip = clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], config.trustedProxyHops);
+  const ip = requestClientAddress(req, config.trustedProxyHops);
   // The body is read within the client's share of the memory budget, released once the envelope is safe.
   const hold = options.shares.hold(ip);
   let header: EnvelopeHeader | undefined;

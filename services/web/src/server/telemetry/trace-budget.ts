@@ -3,7 +3,7 @@
 // the bucket holds, then decided here (decisions 004, 015). Loaded by instrument.ts, read by ops/metrics.ts.
 
 // The subpaths, not the index: instrument.ts loads this before the SDK, and the index would load Fastify with it.
-import { clientAddress } from '@app/service-kit/client-address';
+import { requestClientAddress } from '@app/service-kit/client-address';
 import { DEFAULT_PREFIXES, networkOf } from '@app/service-kit/client-network';
 
 /** What became of incoming sampled decisions since the process started (web_trace_continuations_total). */
@@ -94,7 +94,7 @@ export function createTraceBudget(options: TraceBudgetOptions): (req: BudgetedRe
   };
   return (req) => {
     if (req.headers['sec-fetch-site'] !== 'same-origin') return admitForcedSample(otherShare);
-    const address = clientAddress(req.socket?.remoteAddress ?? '', req.headers['x-forwarded-for'], trustedProxyHops);
+    const address = requestClientAddress(req, trustedProxyHops);
     const client = clientBucket(networkOfClient(address));
     return admitForcedSample({ take: () => client.take() && pageShare.take() });
   };

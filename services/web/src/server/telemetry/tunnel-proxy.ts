@@ -1,7 +1,7 @@
 // Local runs have no ingress: the browser posts envelopes to <TUNNEL_PATH> (CSP reports to <TUNNEL_PATH>/r) on this
 // same-origin host and this streams them unchanged to the relay, which enforces its limits; in Kubernetes the ingress
 // routes the path to the relay and this is off. @fastify/reply-from over undici: bodies piped, never buffered.
-import { clientAddress, closeUnfinishedOnSend, type LingerLimits } from '@app/service-kit';
+import { closeUnfinishedOnSend, type LingerLimits, requestClientAddress } from '@app/service-kit';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tunnelDestination } from './endpoints.ts';
@@ -66,11 +66,7 @@ export async function tunnelProxy(app: FastifyInstance, options: TunnelOptions):
       return reply.from(path, {
         rewriteRequestHeaders: (request, headers) => ({
           ...pick(headers, FORWARDED_REQUEST_HEADERS),
-          'x-forwarded-for': clientAddress(
-            request.raw.socket.remoteAddress ?? '',
-            request.headers['x-forwarded-for'],
-            options.trustedProxyHops,
-          ),
+          'x-forwarded-for': requestClientAddress(request.raw, options.trustedProxyHops),
         }),
         rewriteHeaders: (headers) => pick(headers, FORWARDED_RESPONSE_HEADERS),
         onError: (failed, { error }) => {
