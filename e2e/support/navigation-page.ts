@@ -1,6 +1,6 @@
 // A hydrated page of the web service with its page-data requests recorded: what the navigation suites share.
 import type { Browser, Page, Request } from 'playwright-core';
-import { markDocument, waitForHydration, watchConsole } from './browser.ts';
+import { markDocument, waitForHydration, type watchConsole, watchedPage } from './browser.ts';
 
 export interface OpenedPage {
   page: Page;
@@ -15,12 +15,7 @@ export async function openPage(
   url: string,
   options: { fakeClock?: boolean } = {},
 ): Promise<OpenedPage> {
-  const page = await browser.newPage();
-  const consoleSeen = watchConsole(page);
-  const pageDataRequests: Request[] = [];
-  page.on('request', (request) => {
-    if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
-  });
+  const { page, seen: consoleSeen, pageDataRequests } = await watchedPage(browser);
   if (options.fakeClock) await page.clock.install();
   await page.goto(url);
   await waitForHydration(page);

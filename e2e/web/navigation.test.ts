@@ -11,7 +11,14 @@ declare global {
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAxe } from '../support/axe.ts';
-import { isSameDocument, launchChromium, screenshot, waitForHydration, watchConsole } from '../support/browser.ts';
+import {
+  isSameDocument,
+  launchChromium,
+  screenshot,
+  waitForHydration,
+  watchConsole,
+  watchedPage,
+} from '../support/browser.ts';
 import { openPage } from '../support/navigation-page.ts';
 import { startWeb } from '../support/web.ts';
 import { chunkPath } from '../support/web-assets.ts';
@@ -282,11 +289,7 @@ describe('prefetch', () => {
   });
 
   it('prefetches nothing when the user asked to save data', async () => {
-    page = await browser.newPage();
-    pageDataRequests = [];
-    page.on('request', (request) => {
-      if (request.headers()['x-page-data'] === '1') pageDataRequests.push(request);
-    });
+    ({ page, pageDataRequests } = await watchedPage(browser));
     await page.addInitScript(() => {
       Object.defineProperty(navigator, 'connection', { value: { saveData: true }, configurable: true });
     });
